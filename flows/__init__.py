@@ -1,0 +1,1 @@
+"""Composition only: settings, build_flow(settings) -> Dataflow, and the CLI."""

@@ -1,0 +1,83 @@
+"""Where the flow reads from and writes to: file replay, Kafka, or test doubles.
+
+An `InputSpec` attaches its source to a dataflow and returns the raw records plus any
+transport-level dead letters. `OutputSpec` holds the sinks the flow writes to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+import bytewax.operators as op
+from bytewax.connectors.kafka import KafkaError, KafkaSourceMessage
+from bytewax.connectors.kafka import operators as kop
+from bytewax.dataflow import Dataflow, Stream
+from bytewax.inputs import Source
+from bytewax.outputs import Sink
+
+from schemas.deadletter import DeadLetter
+from schemas.memory import EmbeddedUnit, MemoryUnit
+from schemas.raw import RawRecord
+from schemas.session import SessionState
+from sinks.jsonl_source import JsonlSource
+
+
+class InputSpec(Protocol):
+    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]: ...
+
+
+@dataclass(frozen=True)
+class SourceInput:
+    """Any Bytewax source of RawRecord (a JSONL archive, a TestingSource ...)."""
+
+    source: Source[RawRecord]
+
+    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
+        return op.input("input", flow, self.source), None
+
+
+def file_input(path: Path) -> SourceInput:
+    return SourceInput(JsonlSource(path))
+
+
+def _from_kafka(msg: KafkaSourceMessage[bytes | None, bytes | None]) -> RawRecord:
+    return RawRecord(source=f"{msg.topic}/{msg.partition}@{msg.offset}", payload=msg.value or b"", key=msg.key)
+
+
+def _kafka_error(err: KafkaError[bytes | None, bytes | None], clock: Callable[[], datetime]) -> DeadLetter:
+    msg = err.msg
+    return DeadLetter.from_raw(
+        step="input",
+        key=msg.key.decode("utf-8", "replace") if msg.key else None,
+        source=f"{msg.topic}/{msg.partition}@{msg.offset}",
+        error_type="transport",
+        message=str(err.err),
+        raw=msg.value or b"",
+        at=clock(),
+    )
+
+
+@dataclass(frozen=True)
+class KafkaInput:
+    brokers: list[str]
+    topic: str
+    config: dict[str, str]
+    tail: bool = True
+
+    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
+        out = kop.input("input", flow, brokers=self.brokers, topics=[self.topic], tail=self.tail, add_config=self.config)
+        raws = op.map("kafka_to_raw", out.oks, _from_kafka)
+        errs = op.map("kafka_errors", out.errs, lambda e: _kafka_error(e, clock))
+        return raws, errs
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    deadletters: list[Sink[DeadLetter]]
+    memory_points: list[Sink[EmbeddedUnit]]
+    memory_units: list[Sink[MemoryUnit]] = field(default_factory=list)
+    states: list[Sink[SessionState]] = field(default_factory=list)

@@ -1,0 +1,117 @@
+"""Turn settings into live resources: the store, the state mirror, the embedder, the I/O specs.
+
+Resources are built here (in flows/, at start), never at import time and never inside an
+operator. The store is one handle per process, shared by the workers of that process.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Literal
+
+from bytewax.outputs import Sink
+
+from flows.io import KafkaInput, OutputSpec
+from flows.settings import KafkaSettings, Settings
+from schemas.deadletter import DeadLetter
+from schemas.errors import ConfigurationError
+from schemas.memory import MemoryUnit
+from sinks.embedders import load_embedder
+from sinks.jsonl_sink import JsonlSink
+from sinks.kafka_sink import KafkaRecordSink
+from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
+from sinks.store.base import MemoryStore
+from sinks.store.sink import StoreSink
+from state.embedding import Embedder
+
+Mode = Literal["replay", "run"]
+
+_STORES: dict[tuple[str, str, str], MemoryStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def open_store(settings: Settings) -> MemoryStore:
+    """The process-wide store for these settings (opened on first use)."""
+    cfg = settings.store
+    key = (cfg.backend, str(cfg.path.resolve()) if cfg.backend != "qdrant_server" else cfg.url or "", cfg.collection)
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            store = _build_store(settings)
+            _STORES[key] = store
+        return store
+
+
+def close_stores() -> None:
+    with _STORES_LOCK:
+        for store in _STORES.values():
+            store.close()
+        _STORES.clear()
+
+
+def _build_store(settings: Settings) -> MemoryStore:
+    cfg = settings.store
+    if cfg.backend == "qdrant_edge":
+        from sinks.store.qdrant_edge import QdrantEdgeStore
+
+        return QdrantEdgeStore(cfg.path / "edge", collection=cfg.collection)
+    from sinks.store.qdrant_client_store import QdrantClientStore
+
+    if cfg.backend == "qdrant_local":
+        return QdrantClientStore.local(cfg.path / "local", collection=cfg.collection)
+    if not cfg.url:
+        raise ConfigurationError("store.backend=qdrant_server needs store.url (RECALLFLOW_STORE__URL)")
+    api_key = cfg.api_key.get_secret_value() if cfg.api_key else None
+    return QdrantClientStore.server(cfg.url, api_key, collection=cfg.collection, timeout_s=cfg.timeout_s)
+
+
+def embedder_for(settings: Settings) -> Embedder:
+    return load_embedder(settings.embedder.kind, settings.embedder.model)
+
+
+def state_mirror_for(settings: Settings, mode: Mode) -> StateMirror:
+    enabled = settings.redis.enabled if settings.redis.enabled is not None else mode == "run"
+    if not enabled:
+        return InMemoryStateMirror()
+    return RedisStateMirror(settings.redis.url, settings.redis.state_ttl_s, settings.redis.timeout_s)
+
+
+def kafka_config(cfg: KafkaSettings, *, consumer: bool) -> dict[str, str]:
+    """librdkafka settings, security included (secrets unwrapped only here)."""
+    conf: dict[str, str] = {"security.protocol": cfg.security_protocol}
+    if consumer:
+        conf |= {"group.id": cfg.group_id, "session.timeout.ms": str(cfg.session_timeout_ms), "enable.auto.commit": "false"}
+    if cfg.sasl_mechanism:
+        conf["sasl.mechanism"] = cfg.sasl_mechanism
+    if cfg.sasl_username:
+        conf["sasl.username"] = cfg.sasl_username
+    if cfg.sasl_password:
+        conf["sasl.password"] = cfg.sasl_password.get_secret_value()
+    if cfg.ssl_ca_location:
+        conf["ssl.ca.location"] = cfg.ssl_ca_location
+    return conf
+
+
+def kafka_input(settings: Settings, *, tail: bool = True) -> KafkaInput:
+    cfg = settings.kafka
+    return KafkaInput(
+        brokers=cfg.bootstrap_servers.split(","), topic=cfg.input_topic, config=kafka_config(cfg, consumer=True), tail=tail
+    )
+
+
+def kafka_sink(settings: Settings, topic: str) -> KafkaRecordSink:
+    cfg = settings.kafka
+    return KafkaRecordSink(cfg.bootstrap_servers, topic, kafka_config(cfg, consumer=False))
+
+
+def outputs_for(settings: Settings, mode: Mode, mirror: StateMirror, embedder: Embedder) -> OutputSpec:
+    """Sinks per mode: replay writes dead letters to a file; run writes every record to its topic too."""
+    store_sink = StoreSink(lambda: open_store(settings), dim=embedder.dim)
+    deadletters: list[Sink[DeadLetter]] = [JsonlSink(settings.deadletter.path)]
+    units: list[Sink[MemoryUnit]] = []
+    if mode == "run":
+        deadletters.append(kafka_sink(settings, settings.kafka.deadletter_topic))
+        units.append(kafka_sink(settings, settings.kafka.memory_topic))
+    return OutputSpec(
+        deadletters=deadletters, memory_points=[store_sink], memory_units=units, states=[StateMirrorSink(mirror)]
+    )

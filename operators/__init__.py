@@ -1,0 +1,1 @@
+"""Bytewax wiring: one module per operator over pure functions in state/."""

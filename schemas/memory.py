@@ -1,0 +1,138 @@
+"""MemoryUnit: the annotated, faithful unit that lands in the vector store as a point payload."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from pydantic import Field
+
+from schemas.events import SCHEMA_VERSION, Modality, Record, SpeakerRole
+
+# Fixed namespace: memory ids must be identical across runs, replays and machines.
+MEMORY_NAMESPACE = uuid.UUID("6f1b0c2e-5a43-4d8e-9b7a-3c2f1e0d9a55")
+
+UnitType = Literal[
+    "action_request",
+    "status_update",
+    "commitment",
+    "question",
+    "complaint",
+    "refusal",
+    "clarification",
+    "statement",
+    "smalltalk",
+]
+IntentLabel = Literal["commitment", "clarify", "question", "request", "refuse", "neutral"]
+Granularity = Literal["year", "month", "week", "day", "hour", "minute", "second", "range"]
+ValidityType = Literal["permanent", "periodic", "transient"]
+Severity = Literal["high", "medium", "low"]
+ResolutionStatus = Literal["pending", "resolved", "none"]
+
+
+def memory_id(tenant_id: str, session_id: str, event_id: str, unit_index: int) -> str:
+    """Deterministic point id: UUIDv5 of tenant, session, event and unit index.
+
+    >>> memory_id("t", "s", "e", 0) == memory_id("t", "s", "e", 0)
+    True
+    """
+    name = f"{tenant_id}\x1f{session_id}\x1f{event_id}\x1f{unit_index}"
+    return str(uuid.uuid5(MEMORY_NAMESPACE, name))
+
+
+class CorefAnchor(Record):
+    mention: str
+    core_referent: str | None = None
+    resolved_entity: str | None = None
+    entity_type: str | None = None
+    antecedent_span: tuple[int, int] | None = None
+    antecedent_turn_id: str | None = None
+    context_window: str | None = None
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    needs_human_review: bool = False
+
+
+class TimeExpression(Record):
+    """A time expression as said (`original_form`) and as instants from the event's own ts."""
+
+    original_form: str
+    start: datetime
+    end: datetime
+    granularity: Granularity
+    span: tuple[int, int]
+    parser: str
+
+
+class IntentScores(Record):
+    commitment: float = Field(default=0.0, ge=0.0, le=1.0)
+    clarify: float = Field(default=0.0, ge=0.0, le=1.0)
+    question: float = Field(default=0.0, ge=0.0, le=1.0)
+    request: float = Field(default=0.0, ge=0.0, le=1.0)
+    refuse: float = Field(default=0.0, ge=0.0, le=1.0)
+    neutral: float = Field(default=1.0, ge=0.0, le=1.0)
+
+
+class EmotionLoad(Record):
+    stress: float = Field(default=0.0, ge=0.0, le=1.0)
+    certainty: float = Field(default=0.5, ge=0.0, le=1.0)
+    urgency: float = Field(default=0.0, ge=0.0, le=1.0)
+    cooperation: float = Field(default=0.5, ge=0.0, le=1.0)
+
+
+class Validity(Record):
+    validity_type: ValidityType = "permanent"
+    effective_from: datetime | None = None
+    effective_to: datetime | None = None
+    cycle_pattern: str | None = None
+    last_verified: datetime | None = None
+
+
+class MemoryUnit(Record):
+    """One memory: the payload of one vector-store point."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    memory_id: str
+    unit_index: int = Field(ge=0)
+    tenant_id: str
+    session_id: str
+    user_id: str | None = None
+    task_id: str | None = None
+    turn_id: str
+    event_id: str
+    ts: datetime
+    text: str
+    source_text: str
+    speaker: str | None = None
+    speaker_role: SpeakerRole = "customer"
+    modality: Modality = "text"
+    lang: str | None = None
+    coref: tuple[CorefAnchor, ...] = ()
+    terms: tuple[str, ...] = ()
+    priority_flag: bool = False
+    entropy: float = Field(default=0.5, ge=0.0, le=1.0)
+    unit_type: UnitType = "statement"
+    merged_from: tuple[str, ...] = ()
+    intent: IntentScores = IntentScores()
+    intent_label: IntentLabel = "neutral"
+    confidence_score: float = Field(default=0.75, ge=0.0, le=1.0)
+    emotion: EmotionLoad = EmotionLoad()
+    commitment_strength: float = Field(default=0.0, ge=0.0, le=1.0)
+    times: tuple[TimeExpression, ...] = ()
+    validity: Validity = Validity()
+    topic: str | None = None
+    severity: Severity = "low"
+    resolution_status: ResolutionStatus = "none"
+    resolved_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedUnit:
+    """A memory unit with its stored vector, on its way to the store."""
+
+    unit: MemoryUnit
+    vector: npt.NDArray[np.float32]

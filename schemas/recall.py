@@ -1,0 +1,66 @@
+"""RecallResult: the scored, explained top cues for one query."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from schemas.events import SCHEMA_VERSION, Record
+
+QuestionClass = Literal["order", "logistics", "after_sales", "promotion", "account", "other"]
+
+
+class ScoreComponents(Record):
+    emotion_match: float = 0.0
+    time_proximity: float = 0.0
+    severity: float = 0.0
+    resolution_gap: float = 0.0
+    commitment_strength: float = 0.0
+    semantic: float = 0.0
+    lexical: float = 0.0
+    css: float = 0.0
+    final: float = 0.0
+
+
+class ValidityDecision(Record):
+    memory_id: str
+    decision: Literal["kept", "expired", "verified", "verify_failed_downweighted", "verify_failed_dropped",
+                      "low_confidence", "superseded", "fallback"]
+    detail: str = ""
+
+
+class EvidenceLink(Record):
+    """One override in arbitration: which source beat which, and why."""
+
+    winner: Literal["user_statement", "verifier", "memory"]
+    loser: Literal["user_statement", "verifier", "memory"]
+    memory_id: str | None = None
+    detail: str
+
+
+class Cue(Record):
+    memory_id: str
+    text: str
+    unit_type: str
+    score: float
+    components: ScoreComponents
+    explanation: str
+    is_fallback: bool = False
+
+
+class RecallResult(Record):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    query_event_id: str
+    session_id: str
+    tenant_id: str
+    user_id: str | None = None
+    query_text: str
+    question_class: QuestionClass = "other"
+    ts: datetime
+    cues: tuple[Cue, ...] = Field(default=(), max_length=3)
+    validity_decisions: tuple[ValidityDecision, ...] = ()
+    evidence_chain: tuple[EvidenceLink, ...] = ()
+    explanation: str = ""
+    debug_marker: str = ""

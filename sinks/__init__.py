@@ -1,0 +1,1 @@
+"""Everything that touches the outside world: stores, Redis, Kafka, model runtimes, HTTP."""

@@ -1,0 +1,1 @@
+"""Vector memory stores behind one small interface (see `sinks.store.base`)."""

@@ -1,0 +1,47 @@
+"""A conversation turn as it moves through the write path, and its normalisation (SPEC §5.1).
+
+`Turn` is the slotted record passed between write-path operators; each operator fills its
+own fields with `dataclasses.replace` and leaves the rest alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schemas.events import ConversationEvent
+from schemas.memory import TimeExpression
+from state.language import LangMix, Sentence, clean_text, language_mix, split_sentences
+from state.times import normalise_times
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    event: ConversationEvent
+    lang: LangMix
+    text: str
+    sentences: tuple[Sentence, ...]
+    times: tuple[TimeExpression, ...]
+    task_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NormaliseConfig:
+    timezone: str = "UTC"
+    pause_split_ms: int = 700
+
+
+def normalise_turn(event: ConversationEvent, config: NormaliseConfig) -> Turn:
+    """Clean, split and time-normalise one turn against the event's own timestamp.
+
+    >>> from datetime import UTC, datetime
+    >>> ev = ConversationEvent(event_id="e", session_id="s", ts=datetime(2026, 1, 1, 8, tzinfo=UTC),
+    ...                        text="明天下午三点开会")
+    >>> normalise_turn(ev, NormaliseConfig()).times[0].start.isoformat()
+    '2026-01-02T15:00:00+00:00'
+    """
+    mix = language_mix(event.text)
+    text = clean_text(event.text, mix)
+    pauses = event.asr.pauses if event.asr is not None else ()
+    sentences = split_sentences(text, pauses, pause_split_ms=config.pause_split_ms)
+    times = normalise_times(text, event.ts, mix, timezone=event.tz or config.timezone)
+    return Turn(event=event, lang=mix, text=text, sentences=sentences, times=times)
