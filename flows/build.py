@@ -59,10 +59,22 @@ def build_flow(
         op.output(f"state_out_{i}", states, state_sink)
 
     turns = normalise("normalise", steps, NormaliseConfig(timezone=settings.time.timezone))
+
+    # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --
+
+    # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
+
+    # -- → task state machine, goal anchoring, temporal validity (issue 4) --
+
     units = op.key_rm("units_unkeyed", assemble_units("units", turns))
     for i, unit_sink in enumerate(outputs.memory_units):
         op.output(f"memory_unit_out_{i}", units, unit_sink)
     embedded = embed_units("embed", units, EmbedConfig(batch_size=settings.embedder.batch_size), embedder=embedder)
     for i, point_sink in enumerate(outputs.memory_points):
         op.output(f"memory_out_{i}", embedded, point_sink)
+
+    # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
+
+    # -- windowed metrics (issue 7) --
+
     return flow

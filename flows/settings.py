@@ -88,3 +88,15 @@ class Settings(BaseSettings):
     redis: RedisSettings = RedisSettings()
     kafka: KafkaSettings = KafkaSettings()
     deadletter: DeadLetterSettings = DeadLetterSettings()
+
+    # -- issue 3 sections (coref, terms) --
+
+    # -- issue 9 sections (tagger, entropy) --
+
+    # -- issue 4 sections (task, validity) --
+
+    # -- issue 5 sections (recall, verifiers) --
+
+    # -- issue 6 sections (responder) --
+
+    # -- issue 7 sections (recovery, metrics) --

@@ -23,6 +23,12 @@ class Turn:
     times: tuple[TimeExpression, ...]
     task_id: str | None = None
 
+    # -- write-time filters I (coreference, terms, authority): fields owned by issue 3 --
+
+    # -- write-time filters II (intent/emotion tags, entropy): fields owned by issue 9 --
+
+    # -- task state machine and validity: fields owned by issue 4 --
+
 
 @dataclass(frozen=True, slots=True)
 class NormaliseConfig:
