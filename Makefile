@@ -53,4 +53,4 @@ services-down:
 	infra/services.sh down
 
 clean:
-	rm -rf var .pytest_cache
+	rm -rf var/demo var/store var/deadletter.jsonl .pytest_cache  # var/run holds service pids: keep it
