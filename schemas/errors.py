@@ -89,6 +89,7 @@ class ChatEndpointError(SinkError):
     one retry; `reason` is one of endpoint_down, timeout, http_error, garbage. The responder
     catches it and answers from the cue-grounded fallback template."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str, *, attempts: int = 0) -> None:
         super().__init__(message)
         self.reason = reason
+        self.attempts = attempts

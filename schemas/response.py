@@ -20,6 +20,7 @@ Route = Literal["llm", "calculator", "template"]
 PlanDepth = Literal["direct", "plan"]
 PromiseStrength = Literal["firm", "neutral", "hedged"]
 UrgencyLevel = Literal["realtime", "high", "medium", "low"]
+CueAttribution = Literal["cited", "overlap", "supplied", "none"]
 FallbackReason = Literal["endpoint_down", "timeout", "http_error", "garbage", "switched_off"]
 
 
@@ -68,6 +69,10 @@ class AgentResponse(Record):
     tenant_id: str
     text: str
     cue_ids: tuple[str, ...] = ()
+    cue_attribution: CueAttribution | None = Field(
+        default=None,
+        description="how cue_ids were found: cited [M1] labels, repeated words, all cues supplied (template), none",
+    )
     model: str
     latency_ms: float
     fallback: bool = False

@@ -61,9 +61,9 @@ def truncate_tokens(text: str, budget: int) -> str:
     if estimate_tokens(text) <= budget:
         return text
     lo, hi = 0, len(text)
-    while lo < hi:  # longest prefix whose estimate (with the ellipsis) fits
+    while lo < hi:  # longest prefix whose estimate, ellipsis included, fits
         mid = (lo + hi + 1) // 2
-        if estimate_tokens(text[:mid]) + 1 <= budget:
+        if estimate_tokens(text[:mid].rstrip() + "…") <= budget:
             lo = mid
         else:
             hi = mid - 1
