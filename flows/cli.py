@@ -188,7 +188,8 @@ def recall(
 @app.command()
 def respond(
     file: Annotated[
-        Path | None, typer.Option("--file", exists=True, dir_okay=False, help="JSONL of ResponseRequest: answer it and exit")
+        Path | None,
+        typer.Option("--file", exists=True, dir_okay=False, help="JSONL of ResponseRequest: answer it and exit"),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="with --file: print a JSON summary")] = False,
 ) -> None:
@@ -208,7 +209,7 @@ def respond(
             stats = service.run(stop)
         except KeyboardInterrupt:
             stats = service.stats
-        console.print(f"answered {stats.responses} requests ({stats.fallbacks} fallback), {stats.dead_letters} dead letters")
+        console.print(f"answered {stats.responses} ({stats.fallbacks} fallback), {stats.dead_letters} dead letters")
         return
     with file.open(encoding="utf-8") as fh:
         requests = [ResponseRequest.model_validate_json(line) for line in fh if line.strip()]
@@ -241,13 +242,15 @@ def respond(
         table.add_column(col, overflow="fold")
     for o in outcomes:
         r = o.response
-        table.add_row(r.request_id, r.model, r.fallback_reason or "-", ",".join(r.cue_ids), f"{r.latency_ms:.0f}", r.text)
+        row = (r.request_id, r.model, r.fallback_reason or "-", ",".join(r.cue_ids), f"{r.latency_ms:.0f}", r.text)
+        table.add_row(*row)
     console.print(table)
     console.print(summary)
 
 
 def main() -> None:
     logging.basicConfig(level=os.environ.get("RECALLFLOW_LOG_LEVEL", "WARNING"), format="%(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the chat client logs its own JSON line per call
     app()
 
 

@@ -47,7 +47,7 @@ class ChatResult:
     completion_tokens: int | None = None
 
 
-class _Attempt(Exception):  # noqa: N818 - internal control flow, never escapes this module
+class _Attempt(Exception):
     def __init__(self, reason: str, message: str, *, retryable: bool) -> None:
         super().__init__(message)
         self.reason = reason
@@ -57,7 +57,8 @@ class _Attempt(Exception):  # noqa: N818 - internal control flow, never escapes 
 def parse_completion(body: Any) -> tuple[str, str | None, int | None]:
     """The reply text, model and completion token count of a chat completion body.
 
-    >>> parse_completion({"model": "m", "choices": [{"message": {"content": " hi "}}], "usage": {"completion_tokens": 1}})
+    >>> body = {"model": "m", "choices": [{"message": {"content": " hi "}}], "usage": {"completion_tokens": 1}}
+    >>> parse_completion(body)
     ('hi', 'm', 1)
     """
     try:
@@ -106,7 +107,9 @@ class ChatClient:
             raise _Attempt("garbage", f"body is not JSON: {response.text[:200]!r}", retryable=True) from exc
         return parse_completion(body)
 
-    async def complete(self, messages: Sequence[dict[str, str]], *, request_id: str, max_tokens: int | None = None) -> ChatResult:
+    async def complete(
+        self, messages: Sequence[dict[str, str]], *, request_id: str, max_tokens: int | None = None
+    ) -> ChatResult:
         cfg = self.config
         payload = {
             "model": cfg.model,
@@ -127,21 +130,42 @@ class ChatClient:
                 text, model, tokens = await self._attempt(payload, min(cfg.timeout_s, remaining))
             except _Attempt as exc:
                 last = exc
-                log.warning(json.dumps({
-                    "op": "chat.completions", "request_id": request_id, "attempt": attempts, "ok": False,
-                    "reason": exc.reason, "error": str(exc)[:300], "ms": round((time.perf_counter() - t0) * 1000, 1),
-                }))
+                log.warning(
+                    json.dumps(
+                        {
+                            "op": "chat.completions",
+                            "request_id": request_id,
+                            "attempt": attempts,
+                            "ok": False,
+                            "reason": exc.reason,
+                            "error": str(exc)[:300],
+                            "ms": round((time.perf_counter() - t0) * 1000, 1),
+                        }
+                    )
+                )
                 if not exc.retryable:
                     break
                 if attempts <= cfg.retries:
-                    await asyncio.sleep(min(cfg.retry_backoff_s * attempts, max(0.0, remaining - (time.perf_counter() - t0))))
+                    await asyncio.sleep(
+                        min(cfg.retry_backoff_s * attempts, max(0.0, remaining - (time.perf_counter() - t0)))
+                    )
                 continue
             latency_ms = (time.perf_counter() - started) * 1000
-            log.info(json.dumps({
-                "op": "chat.completions", "request_id": request_id, "attempt": attempts, "ok": True,
-                "model": model or cfg.model, "tokens": tokens, "ms": round((time.perf_counter() - t0) * 1000, 1),
-            }))
-            return ChatResult(text=text, model=model or cfg.model, attempts=attempts, latency_ms=latency_ms,
-                              completion_tokens=tokens)
+            log.info(
+                json.dumps(
+                    {
+                        "op": "chat.completions",
+                        "request_id": request_id,
+                        "attempt": attempts,
+                        "ok": True,
+                        "model": model or cfg.model,
+                        "tokens": tokens,
+                        "ms": round((time.perf_counter() - t0) * 1000, 1),
+                    }
+                )
+            )
+            return ChatResult(
+                text=text, model=model or cfg.model, attempts=attempts, latency_ms=latency_ms, completion_tokens=tokens
+            )
         reason = last.reason if last is not None else "timeout"
         raise ChatEndpointError(reason, f"chat endpoint gave up after {attempts} attempt(s): {last}", attempts=attempts)

@@ -89,8 +89,12 @@ class RespondService:
 
     def _produce(self, producer: Producer, topic: str, record: BaseModel, key: str | None) -> None:
         try:
-            producer.produce(topic, key=key.encode() if key else None, value=record.model_dump_json().encode(),
-                             on_delivery=self._on_delivery)
+            producer.produce(
+                topic,
+                key=key.encode() if key else None,
+                value=record.model_dump_json().encode(),
+                on_delivery=self._on_delivery,
+            )
             producer.poll(0)
         except (KafkaException, BufferError) as exc:
             raise BrokerError(f"produce to {topic} failed: {exc}") from exc
@@ -108,9 +112,13 @@ class RespondService:
                 requests.append(ResponseRequest.model_validate_json(raw))
             except ValidationError as exc:
                 letter = DeadLetter.from_raw(
-                    step="respond.parse", key=(msg.key() or b"").decode("utf-8", "replace") or None,
-                    source=f"{msg.topic()}/{msg.partition()}@{msg.offset()}", error_type="validation",
-                    message=str(exc), raw=raw, at=self._clock(),
+                    step="respond.parse",
+                    key=(msg.key() or b"").decode("utf-8", "replace") or None,
+                    source=f"{msg.topic()}/{msg.partition()}@{msg.offset()}",
+                    error_type="validation",
+                    message=str(exc),
+                    raw=raw,
+                    at=self._clock(),
                 )
                 self._produce(producer, self._topics.deadletters, letter, letter.key)
                 self.stats.dead_letters += 1

@@ -22,7 +22,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from schemas.errors import ChatEndpointError
 from schemas.events import UserCorrection
@@ -33,7 +33,7 @@ from state.calculator import format_answer
 from state.decisions import DecisionSwitches, decide, soften
 from state.fallback import fallback_answer
 from state.language import language_mix
-from state.prompt import attribute_cues, build_prompt, distil, strip_citations
+from state.prompt import attribute_cues, build_prompt, clean_answer, distil, strip_citations
 from state.reflection import Correction, PreviousAnswer, Reflection, reflect
 from state.response_tables import DecisionTables, HotTable, ResponseText
 
@@ -45,13 +45,13 @@ CALCULATOR_MODEL = "calculator"
 
 @dataclass(frozen=True, slots=True)
 class ResponderConfig:
-    chat: ChatConfig = ChatConfig()
+    chat: ChatConfig = field(default_factory=ChatConfig)
     concurrency: int = 8
     fact_tokens: int = 50
     max_cues: int = 3
     max_sessions: int = 10_000
     timezone: str = "UTC"
-    switches: DecisionSwitches = DecisionSwitches()
+    switches: DecisionSwitches = field(default_factory=DecisionSwitches)
     reflection: bool = True
     supersede: bool = True
 
@@ -154,6 +154,9 @@ class Responder:
             try:
                 async with self._slots():
                     result = await self._chat().complete(prompt.messages, request_id=request.request_id)
+                said = clean_answer(result.text)
+                if not said:  # nothing but an echo of the prompt
+                    raise ChatEndpointError("garbage", "the answer only echoed the prompt", attempts=result.attempts)
             except ChatEndpointError as exc:
                 fallback_reason = exc.reason  # type: ignore[assignment]
                 attempts = exc.attempts
@@ -161,8 +164,8 @@ class Responder:
                 model, cue_ids = TEMPLATE_MODEL, tuple(c.memory_id for c in cues)
             else:
                 attempts = result.attempts
-                cue_ids, attribution = attribute_cues(result.text, cues, prompt.labels)
-                answer = strip_citations(result.text)
+                cue_ids, attribution = attribute_cues(said, cues, prompt.labels)
+                answer = strip_citations(said)
                 if decisions.promise == "hedged":
                     answer = soften(answer, tables.promise)
                 model = result.model
@@ -235,10 +238,24 @@ class Responder:
 
     @staticmethod
     def _log(response: AgentResponse, decisions: ResponseDecisions) -> None:
-        log.info(json.dumps({
-            "op": "respond", "request_id": response.request_id, "session_id": response.session_id,
-            "model": response.model, "route": decisions.route, "fallback": response.fallback,
-            "fallback_reason": response.fallback_reason, "attempts": response.attempts,
-            "cue_ids": list(response.cue_ids), "planning": decisions.planning, "channel": decisions.channel,
-            "promise": decisions.promise, "overrides": list(decisions.overrides), "ms": response.latency_ms,
-        }, ensure_ascii=False))
+        log.info(
+            json.dumps(
+                {
+                    "op": "respond",
+                    "request_id": response.request_id,
+                    "session_id": response.session_id,
+                    "model": response.model,
+                    "route": decisions.route,
+                    "fallback": response.fallback,
+                    "fallback_reason": response.fallback_reason,
+                    "attempts": response.attempts,
+                    "cue_ids": list(response.cue_ids),
+                    "planning": decisions.planning,
+                    "channel": decisions.channel,
+                    "promise": decisions.promise,
+                    "overrides": list(decisions.overrides),
+                    "ms": response.latency_ms,
+                },
+                ensure_ascii=False,
+            )
+        )

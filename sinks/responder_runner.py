@@ -95,7 +95,7 @@ class ResponderRunner:
         self._closed = True
         with self._lock:
             pending = list(self._pending)
-        done, not_done = concurrent.futures.wait(pending, timeout=self._drain_timeout_s)
+        _, not_done = concurrent.futures.wait(pending, timeout=self._drain_timeout_s)
         for future in not_done:
             future.cancel()
         if not_done:

@@ -115,9 +115,16 @@ class SupersedeExecutor:
         self._with_retry("upsert", lambda: self._store.upsert(points))
         superseded = tuple(p.id for p in points[1:])
         missing = tuple(i for i in request.memory_ids if i not in superseded)
-        log.info(json.dumps({
-            "op": "supersede", "reflection_id": request.reflection_id, "statement_id": new_id,
-            "superseded": list(superseded), "missing": list(missing),
-            "ms": round((time.perf_counter() - started) * 1000, 2),
-        }))
+        log.info(
+            json.dumps(
+                {
+                    "op": "supersede",
+                    "reflection_id": request.reflection_id,
+                    "statement_id": new_id,
+                    "superseded": list(superseded),
+                    "missing": list(missing),
+                    "ms": round((time.perf_counter() - started) * 1000, 2),
+                }
+            )
+        )
         return SupersedeResult(new_id, superseded, missing)

@@ -146,10 +146,10 @@ class _Parser:
         return self._atom()
 
     def _atom(self) -> float:
-        token = self._take()
-        if isinstance(token, float):
-            return self._check(token)
-        if token == "(":
+        item = self._take()
+        if isinstance(item, float):
+            return self._check(item)
+        if item == "(":
             self._depth += 1
             if self._depth > _MAX_DEPTH:
                 raise CalculationError("parentheses nested too deeply")
@@ -158,7 +158,7 @@ class _Parser:
                 raise CalculationError("unbalanced parentheses")
             self._depth -= 1
             return value
-        raise CalculationError(f"unexpected {token!r} in expression")
+        raise CalculationError(f"unexpected {item!r} in expression")
 
 
 def evaluate(expression: str, table: CalculatorTable) -> float:
@@ -190,7 +190,9 @@ def _tokenise(expression: str, table: CalculatorTable) -> list[str | float]:
         m = number.match(expression, i)
         if m:
             value = float(m.group(0).replace(",", ""))
-            unit = next((u for u in sorted(table.units, key=len, reverse=True) if expression.startswith(u, m.end())), None)
+            unit = next(
+                (u for u in sorted(table.units, key=len, reverse=True) if expression.startswith(u, m.end())), None
+            )
             if unit is not None:
                 value *= table.units[unit]
             tokens.append(value)

@@ -124,7 +124,9 @@ def build_prompt(
     cues = request.cues[:max_cues]
     labels = {f"M{i}": cue.memory_id for i, cue in enumerate(cues, start=1)}
     facts = tuple(distil(cue, lang, text_table, fact_tokens) for cue in cues)
-    records = [json.dumps({"label": f"M{i}", "fact": fact}, ensure_ascii=False) for i, fact in enumerate(facts, start=1)]
+    records = [
+        json.dumps({"label": f"M{i}", "fact": fact}, ensure_ascii=False) for i, fact in enumerate(facts, start=1)
+    ]
     state = {
         "task_id": request.task_id,
         "stage": request.task_stage,
@@ -158,6 +160,20 @@ def cited_labels(answer: str) -> list[str]:
         if label not in seen:
             seen.append(label)
     return seen
+
+
+def clean_answer(answer: str) -> str:
+    """The model's answer without echoed prompt parts (the memory block, its tags, the task state).
+
+    A small model sometimes repeats its input; the customer must never see the raw data block.
+
+    >>> clean_answer('<memory_data>\\n{"label": "M1"}\\n</memory_data>\\nTask state: {}\\n发票已寄出 [M1]')
+    '发票已寄出 [M1]'
+    """
+    text = re.sub(re.escape(OPEN_TAG) + r".*?(?:" + re.escape(CLOSE_TAG) + r"|$)", "", answer, flags=re.DOTALL)
+    text = text.replace(OPEN_TAG, "").replace(CLOSE_TAG, "")
+    text = re.sub(r"^\s*Task state:.*$", "", text, flags=re.MULTILINE)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def strip_citations(answer: str) -> str:

@@ -17,10 +17,11 @@ old one should have said, and keeps the user's words as its source text).
 from __future__ import annotations
 
 import re
-from zoneinfo import ZoneInfo
 from dataclasses import dataclass, field
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
+from schemas.memory import TimeExpression
 from schemas.reflection import (
     CorrectAnswerSource,
     ErrorPattern,
@@ -28,7 +29,6 @@ from schemas.reflection import (
     SupersedeRequest,
     reflection_id,
 )
-from schemas.memory import TimeExpression
 from state.language import language_mix
 from state.response_tables import ResponseText
 from state.times import normalise_times
@@ -125,10 +125,10 @@ def _wrong_value(
                 return word
         return None
     if pattern == "entity_recognition_error":
-        right = _IDENTIFIER.findall(value)
-        wanted = max((len(r) for r in right), default=0)
+        given: list[str] = _IDENTIFIER.findall(value)
+        wanted = max((len(g) for g in given), default=0)
         # An identifier of about the same shape (88213 for 88231), not any digit in the answer.
-        candidates = [m for m in _IDENTIFIER.findall(previous) if m not in right and len(m) >= 3]
+        candidates = [m for m in _IDENTIFIER.findall(previous) if m not in given and len(m) >= 3]
         candidates.sort(key=lambda m: abs(len(m) - wanted))
         return candidates[0] if candidates else None
     return None
@@ -192,7 +192,9 @@ def reflect(previous: PreviousAnswer | None, correction: Correction, table: Resp
     old = previous.cue_texts.get(targets[0], "")
     if wrong is not None and wrong in old:
         # A relative time ("上个月15号") is pinned to its date so the memory stays true later.
-        right = value_times[0].start.astimezone(ZoneInfo(correction.timezone)).date().isoformat() if value_times else value
+        right = (
+            value_times[0].start.astimezone(ZoneInfo(correction.timezone)).date().isoformat() if value_times else value
+        )
         statement = old.replace(wrong, right)
     else:
         statement = ("用户更正：" if lang in ("zh", "mixed") else "User correction: ") + correction.text.strip()

@@ -2,7 +2,8 @@
 
 Modes: "ok" (answers from the first memory fact, citing its label), "slow" (sleeps `delay_s`
 before answering), "garbage" (200 with a non-JSON body), "no_choices" (200 JSON without
-choices), "error" (HTTP 500). `delay_when` maps a substring of the user message to a delay, so
+choices), "error" (HTTP 500), "bad_request" (HTTP 400); `fail_first` = N makes the first N
+calls answer 503. `delay_when` maps a substring of the user message to a delay, so
 one request can hang while the others are answered. Every request body is kept in `requests`.
 """
 
@@ -36,6 +37,7 @@ class FakeOpenAI:
         self.delay_when: dict[str, float] = {}
         self.requests: list[dict[str, Any]] = []
         self.calls = 0
+        self.fail_first = 0  # the first N calls answer HTTP 503, then the mode applies
         self._lock = threading.Lock()
         owner = self
 
@@ -51,6 +53,10 @@ class FakeOpenAI:
                 with owner._lock:
                     owner.requests.append(body)
                     owner.calls += 1
+                    failing = owner.calls <= owner.fail_first
+                if failing:
+                    self._send(503, b'{"error": "warming up"}')
+                    return
                 user = body["messages"][-1]["content"]
                 delay = next((d for marker, d in owner.delay_when.items() if marker in user), 0.0)
                 if owner.mode == "slow":
@@ -59,6 +65,8 @@ class FakeOpenAI:
                     time.sleep(delay)
                 if owner.mode == "error":
                     self._send(500, b'{"error": "boom"}')
+                elif owner.mode == "bad_request":
+                    self._send(400, b'{"error": "context length exceeded"}')
                 elif owner.mode == "garbage":
                     self._send(200, b"<html>not json</html>")
                 elif owner.mode == "no_choices":
@@ -86,7 +94,7 @@ class FakeOpenAI:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
     def base_url(self) -> str:

@@ -47,17 +47,24 @@ class DictStore:
         return True
 
     def search(self, vector: Vector, flt: StoreFilter, limit: int, *, with_vectors: bool = False) -> list[Hit]:
-        hits = [Hit(p.id, float(np.dot(vector, p.vector)), p.payload, p.vector if with_vectors else None)
-                for p in self.points.values() if self._matches(p, flt)]
+        hits = [
+            Hit(p.id, float(np.dot(vector, p.vector)), p.payload, p.vector if with_vectors else None)
+            for p in self.points.values()
+            if self._matches(p, flt)
+        ]
         return sorted(hits, key=lambda h: -h.score)[:limit]
 
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
-        return [Hit(i, 0.0, self.points[i].payload, self.points[i].vector if with_vectors else None)
-                for i in ids if i in self.points]
+        return [
+            Hit(i, 0.0, self.points[i].payload, self.points[i].vector if with_vectors else None)
+            for i in ids
+            if i in self.points
+        ]
 
     def scroll(self, flt: StoreFilter, limit: int = 10_000) -> list[Hit]:
-        return [Hit(p.id, 0.0, p.payload) for p in sorted(self.points.values(), key=lambda p: p.id)
-                if self._matches(p, flt)][:limit]
+        return [
+            Hit(p.id, 0.0, p.payload) for p in sorted(self.points.values(), key=lambda p: p.id) if self._matches(p, flt)
+        ][:limit]
 
     def count(self, flt: StoreFilter | None = None) -> int:
         return len(self.scroll(flt or StoreFilter()))

@@ -61,8 +61,16 @@ def make_responder(
     switches: DecisionSwitches | None = None,
     **config: Any,
 ) -> Responder:
-    chat = ChatConfig(base_url=base_url, model="fake-model", timeout_s=timeout_s, connect_timeout_s=0.3,
-                      deadline_s=deadline_s, retries=retries, retry_backoff_s=0.01)
-    cfg = ResponderConfig(chat=chat, concurrency=concurrency, switches=switches or DecisionSwitches(),
-                          timezone="Asia/Shanghai", **config)
+    chat = ChatConfig(
+        base_url=base_url,
+        model="fake-model",
+        timeout_s=timeout_s,
+        connect_timeout_s=0.3,
+        deadline_s=deadline_s,
+        retries=retries,
+        retry_backoff_s=0.01,
+    )
+    cfg = ResponderConfig(
+        chat=chat, concurrency=concurrency, switches=switches or DecisionSwitches(), timezone="Asia/Shanghai", **config
+    )
     return Responder(cfg, tables=decision_tables(), text=response_text())

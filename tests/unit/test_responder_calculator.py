@@ -114,9 +114,9 @@ def test_uncomputable_numeric_question_is_left_to_the_model(server: FakeOpenAI) 
 
 
 @given(
-    a=st.integers(min_value=-10**6, max_value=10**6),
+    a=st.integers(min_value=-(10**6), max_value=10**6),
     b=st.integers(min_value=1, max_value=10**6),
-    c=st.integers(min_value=-10**6, max_value=10**6),
+    c=st.integers(min_value=-(10**6), max_value=10**6),
     op=st.sampled_from(["+", "-", "*", "/"]),
 )
 def test_evaluate_agrees_with_arithmetic(a: int, b: int, c: int, op: str) -> None:

@@ -67,8 +67,9 @@ def test_cue_urgency_raises_the_delivery_urgency() -> None:
 
 def test_low_certainty_and_high_urgency_hedge_the_promise() -> None:
     shaky = make_cue(text="客服说下周二肯定能给到", emotion=EmotionLoad(certainty=0.3, urgency=0.2))
-    urgent = make_cue("mem-2", text="客户说周三就要用，很急", unit_type="complaint",
-                      emotion=EmotionLoad(certainty=0.9, urgency=0.9))
+    urgent = make_cue(
+        "mem-2", text="客户说周三就要用，很急", unit_type="complaint", emotion=EmotionLoad(certainty=0.9, urgency=0.9)
+    )
     assert promise_strength((shaky, urgent), "low", TABLES.promise) == "hedged"
     assert promise_strength((shaky,), "low", TABLES.promise) == "neutral"  # uncertain but not urgent
     assert promise_strength((shaky,), "high", TABLES.promise) == "hedged"  # the query is urgent
@@ -97,9 +98,17 @@ def test_soften(firm: str, hedged: str) -> None:
 def test_switches_override_every_decision_and_are_recorded() -> None:
     switches = DecisionSwitches(route="template", planning="plan", promise="hedged", channel="sms")
     decisions = decide(make_request("你好"), TABLES, switches)
-    assert (decisions.route, decisions.planning, decisions.promise, decisions.channel) == ("template", "plan", "hedged", "sms")
+    assert (decisions.route, decisions.planning, decisions.promise, decisions.channel) == (
+        "template",
+        "plan",
+        "hedged",
+        "sms",
+    )
     assert decisions.overrides == (
-        "route: llm→template", "planning: direct→plan", "channel: app_inbox→sms", "promise: neutral→hedged",
+        "route: llm→template",
+        "planning: direct→plan",
+        "channel: app_inbox→sms",
+        "promise: neutral→hedged",
     )
 
 
@@ -147,9 +156,13 @@ def test_tables_hot_reload_and_keep_the_last_good_table(tmp_path: Path) -> None:
         (lambda s: s.replace("threshold: 7", "threshold: seven"), "threshold"),
         (lambda s: s.replace("'\\d{1,2}:\\d{2}(?::\\d{2})?'", "'(unclosed'"), "bad regular expression"),
         (lambda s: s.replace('"x": "*"', '"x": "**"'), "symbols must map"),
-        (lambda s: s.replace("    mean: [", "    power: [\"幂\"]\n    mean: ["), "unknown operations"),
-        (lambda s: s.replace("email:  {realtime: sms, high: app_popup, medium: email, low: email}",
-                             "email:  {realtime: sms}"), "lacks"),
+        (lambda s: s.replace("    mean: [", '    power: ["幂"]\n    mean: ['), "unknown operations"),
+        (
+            lambda s: s.replace(
+                "email:  {realtime: sms, high: app_popup, medium: email, low: email}", "email:  {realtime: sms}"
+            ),
+            "lacks",
+        ),
         (lambda s: s.replace("default_preference: app", "default_preference: fax"), "no matrix row"),
         (lambda s: "planning: [broken", "not YAML"),
     ],
@@ -168,6 +181,8 @@ def test_missing_table_file_is_a_configuration_error(tmp_path: Path) -> None:
 
 def test_reflection_wording_needs_every_error_pattern(tmp_path: Path) -> None:
     path = tmp_path / "text.yaml"
-    path.write_text(TEXT_FILE.read_text(encoding="utf-8").replace("    fact_mismatch:", "    other_thing:"), encoding="utf-8")
+    path.write_text(
+        TEXT_FILE.read_text(encoding="utf-8").replace("    fact_mismatch:", "    other_thing:"), encoding="utf-8"
+    )
     with pytest.raises(ConfigurationError, match="fact_mismatch"):
         HotTable(path, ResponseText)

@@ -45,43 +45,54 @@ def test_endpoint_down_answers_from_the_cues_flagged_fallback() -> None:
 def test_slow_endpoint_times_out_within_the_deadline(server: FakeOpenAI) -> None:
     server.mode, server.delay_s = "slow", 3.0
     started = time.perf_counter()
-    [outcome] = answer_all(make_responder(server.base_url, timeout_s=0.2, deadline_s=1.0),
-                           [make_request("When will my invoice arrive?", make_cue(text="Invoice mailed on June 16"))])
+    [outcome] = answer_all(
+        make_responder(server.base_url, timeout_s=0.2, deadline_s=1.0),
+        [make_request("When will my invoice arrive?", make_cue(text="Invoice mailed on June 16"))],
+    )
     elapsed = time.perf_counter() - started
     assert outcome.response.fallback_reason == "timeout"
     assert outcome.response.text == "According to our records: Invoice mailed on June 16."
     assert elapsed < server.delay_s  # the responder gave up; it did not wait for the server
 
 
-@pytest.mark.parametrize(("mode", "reason"), [("garbage", "garbage"), ("no_choices", "garbage"), ("error", "http_error")])
+@pytest.mark.parametrize(
+    ("mode", "reason"), [("garbage", "garbage"), ("no_choices", "garbage"), ("error", "http_error")]
+)
 def test_garbage_or_errors_are_retried_once_then_fall_back(server: FakeOpenAI, mode: str, reason: str) -> None:
     server.mode = mode
-    [outcome] = answer_all(make_responder(server.base_url), [make_request("hi there", make_cue(text="Refund approved"))])
+    [outcome] = answer_all(
+        make_responder(server.base_url), [make_request("hi there", make_cue(text="Refund approved"))]
+    )
     assert outcome.response.fallback_reason == reason
     assert server.calls == 2
 
 
 def test_no_cues_gives_a_factless_fallback() -> None:
-    [zh, en] = answer_all(make_responder(closed_port_url()),
-                          [make_request("我的发票呢"), make_request("where is my invoice", n=2, session_id="s2")])
+    [zh, en] = answer_all(
+        make_responder(closed_port_url()),
+        [make_request("我的发票呢"), make_request("where is my invoice", n=2, session_id="s2")],
+    )
     assert zh.response.text == "暂时没有查到与您问题相关的记录，我们已记下，会尽快跟进。"
     assert en.response.text.startswith("I could not find a record")
-    assert zh.response.cue_ids == () and zh.response.cue_attribution == "none"
+    assert zh.response.cue_ids == ()
+    assert zh.response.cue_attribution == "none"
 
 
 def test_uncertain_urgent_cue_lowers_the_promise_in_the_fallback() -> None:
     shaky = make_cue(text="客服说发票下周二肯定能给到", emotion=EmotionLoad(certainty=0.3, urgency=0.9))
     [outcome] = answer_all(make_responder(closed_port_url()), [make_request("发票下周二能到吗", shaky)])
     r = outcome.response
-    assert r.decisions is not None and r.decisions.promise == "hedged"
+    assert r.decisions is not None
+    assert r.decisions.promise == "hedged"
     assert "预计可提供" in r.text
     assert "肯定" not in r.text
     assert "预计" in r.text
 
 
 def test_uncertain_urgent_cue_lowers_the_promise_in_english() -> None:
-    shaky = make_cue(text="Agent said the invoice will definitely arrive Tuesday",
-                     emotion=EmotionLoad(certainty=0.3, urgency=0.9))
+    shaky = make_cue(
+        text="Agent said the invoice will definitely arrive Tuesday", emotion=EmotionLoad(certainty=0.3, urgency=0.9)
+    )
     [outcome] = answer_all(make_responder(closed_port_url()), [make_request("Will my invoice arrive Tuesday?", shaky)])
     assert "is expected to arrive Tuesday" in outcome.response.text
     assert "definitely" not in outcome.response.text
@@ -92,7 +103,8 @@ def test_hedged_promise_softens_the_models_answer_too(server: FakeOpenAI) -> Non
     shaky = make_cue(text="客服说发票下周二肯定能给到", emotion=EmotionLoad(certainty=0.3, urgency=0.9))
     [outcome] = answer_all(make_responder(server.base_url), [make_request("发票下周二能到吗", shaky)])
     assert not outcome.response.fallback
-    assert "肯定" not in outcome.response.text and "预计可提供" in outcome.response.text
+    assert "肯定" not in outcome.response.text
+    assert "预计可提供" in outcome.response.text
     assert "do not promise" in server.requests[0]["messages"][0]["content"]
 
 
@@ -149,3 +161,16 @@ def test_concurrency_is_bounded_by_the_semaphore(server: FakeOpenAI) -> None:
     outcomes = answer_all(make_responder(server.base_url, timeout_s=2, deadline_s=5, concurrency=2), requests)
     assert all(not o.response.fallback for o in outcomes)
     assert live["max"] == 2
+
+
+def test_an_answer_that_only_echoes_the_prompt_is_garbage(server: FakeOpenAI) -> None:
+    import tests.fakes.fake_openai as fake
+
+    original = fake._answer
+    fake._answer = lambda user: user[user.index("<memory_data>") : user.index("</memory_data>") + 14]  # type: ignore[assignment]
+    try:
+        [outcome] = answer_all(make_responder(server.base_url), [make_request("hi", make_cue(text="Refund approved"))])
+    finally:
+        fake._answer = original
+    assert outcome.response.fallback_reason == "garbage"
+    assert "<memory_data>" not in outcome.response.text

@@ -47,7 +47,9 @@ def test_an_injected_memory_is_sent_as_quoted_data_inside_the_memory_block(serve
     records = [json.loads(line) for line in _memory_block(user["content"])]
     assert [r["label"] for r in records] == ["M1", "M2"]
     assert "ignore previous instructions" in records[0]["fact"]
-    outside = user["content"].replace(user["content"][user["content"].index(OPEN_TAG) : user["content"].index(CLOSE_TAG)], "")
+    outside = user["content"].replace(
+        user["content"][user["content"].index(OPEN_TAG) : user["content"].index(CLOSE_TAG)], ""
+    )
     assert "ignore previous instructions" not in outside
     # The responder still answers the customer, and names the cue it used.
     assert outcome.response.cue_ids == ("mem-evil",)
@@ -79,7 +81,9 @@ def test_prompt_carries_task_state_top_three_cues_and_the_decisions() -> None:
     system, user = prompt.messages[0]["content"], prompt.messages[1]["content"]
     assert prompt.labels == {"M1": "m1", "M2": "m2", "M3": "m3"}
     assert len(_memory_block(user)) == 3
-    assert "TSK-2026-06-abc123" in user and "INVOICE" in user and "ask_invoice" in user
+    assert "TSK-2026-06-abc123" in user
+    assert "INVOICE" in user
+    assert "ask_invoice" in user
     assert TEXT.prompt.planning["plan"] in system  # complexity 9 → plan
     assert TEXT.prompt.language["zh"] in system
 

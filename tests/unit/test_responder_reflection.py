@@ -32,17 +32,32 @@ class HashEmbedder:
     name, dim = "hash", 8
 
     def passage(self, texts):  # type: ignore[no-untyped-def]
-        rows = [np.frombuffer(np.random.default_rng(abs(hash(t)) % 2**32).random(8).astype(np.float32).tobytes(),
-                              dtype=np.float32) for t in texts]
+        rows = [
+            np.frombuffer(
+                np.random.default_rng(abs(hash(t)) % 2**32).random(8).astype(np.float32).tobytes(), dtype=np.float32
+            )
+            for t in texts
+        ]
         return np.vstack(rows) / np.linalg.norm(np.vstack(rows), axis=1, keepdims=True)
 
     query = passage
 
 
 def _stored(store: DictStore, mid: str, text: str) -> None:
-    unit = MemoryUnit(memory_id=mid, unit_index=0, tenant_id="tenant-a", session_id="sess-1", user_id="user-1",
-                      turn_id=mid, event_id=mid, ts=datetime(2026, 6, 8, tzinfo=UTC), text=text, source_text=text,
-                      speaker_role="agent", unit_type="commitment")
+    unit = MemoryUnit(
+        memory_id=mid,
+        unit_index=0,
+        tenant_id="tenant-a",
+        session_id="sess-1",
+        user_id="user-1",
+        turn_id=mid,
+        event_id=mid,
+        ts=datetime(2026, 6, 8, tzinfo=UTC),
+        text=text,
+        source_text=text,
+        speaker_role="agent",
+        unit_type="commitment",
+    )
     store.upsert([StoredPoint(mid, HashEmbedder().passage([text])[0], unit.model_dump(mode="json"))])
 
 
@@ -98,14 +113,17 @@ def test_error_patterns_come_from_the_template_set(cue_text: str, correction: st
 
 def test_entity_correction_names_the_wrong_identifier() -> None:
     _, second = _two_turns("我的订单号是多少？", "您的订单号是 88213", "错了，应该是 88231")
-    assert second.reflection is not None and second.reflection.wrong_value == "88213"
-    assert second.supersede is not None and second.supersede.statement_text == "您的订单号是 88231"
+    assert second.reflection is not None
+    assert second.reflection.wrong_value == "88213"
+    assert second.supersede is not None
+    assert second.supersede.statement_text == "您的订单号是 88231"
 
 
 @pytest.mark.parametrize("second", ["好的，谢谢", "对，是5月14日", "不对，应该是5月14日"])
 def test_no_reflection_without_a_conflicting_correction(second: str) -> None:
     _, outcome = _two_turns("我的订单哪天发货的？", "客服：订单5月14日发货", second)
-    assert outcome.reflection is None and outcome.supersede is None
+    assert outcome.reflection is None
+    assert outcome.supersede is None
 
 
 def test_no_reflection_without_a_previous_answer() -> None:
@@ -116,7 +134,9 @@ def test_no_reflection_without_a_previous_answer() -> None:
 def test_previous_answer_without_cues_reflects_but_supersedes_nothing() -> None:
     previous = PreviousAnswer("r1", "订单5月14日发货", cue_ids=())
     found = reflect(previous, Correction("t", "s", None, "e", "不对，是上个月15号", TS, "Asia/Shanghai"), TEXT)
-    assert found is not None and found.record.superseded_memory_ids == () and found.supersede is None
+    assert found is not None
+    assert found.record.superseded_memory_ids == ()
+    assert found.supersede is None
 
 
 def test_an_explicit_user_correction_event_needs_no_marker_words() -> None:
@@ -131,7 +151,8 @@ def test_an_explicit_user_correction_event_needs_no_marker_words() -> None:
     found = responder.correct(event)
     assert found is not None
     assert found.record.error_pattern == "date_parse_error"
-    assert found.supersede is not None and found.supersede.statement_text == "订单2026-05-16发货"
+    assert found.supersede is not None
+    assert found.supersede.statement_text == "订单2026-05-16发货"
 
 
 def test_switches_turn_reflection_and_supersede_off() -> None:
@@ -144,15 +165,19 @@ def test_switches_turn_reflection_and_supersede_off() -> None:
         return out
 
     outcome = asyncio.run(run())
-    assert outcome.reflection is not None and outcome.supersede is None
+    assert outcome.reflection is not None
+    assert outcome.supersede is None
     event = UserCorrection(event_id="c1", session_id="sess-1", tenant_id="tenant-a", ts=LATER, corrected_text="5月16日")
-    assert responder.correct(event) is not None and responder.correct(event).supersede is None  # type: ignore[union-attr]
+    assert responder.correct(event) is not None
+    assert responder.correct(event).supersede is None
     off = make_responder(closed_port_url(), retries=0, reflection=False)
     assert off.correct(event) is None
 
 
 def test_previous_answers_are_bounded_and_forgotten() -> None:
-    responder = make_responder(closed_port_url(), retries=0, max_sessions=2, switches=DecisionSwitches(llm_enabled=False))
+    responder = make_responder(
+        closed_port_url(), retries=0, max_sessions=2, switches=DecisionSwitches(llm_enabled=False)
+    )
 
     async def run() -> None:
         for i in range(3):
@@ -189,7 +214,9 @@ def test_the_users_statement_supersedes_the_wrong_memory_for_later_recall() -> N
     new = MemoryUnit.model_validate(store.points[new_id].payload)
     assert new.text == "客服：订单2026-05-15发货"
     assert new.source_text == "不对，是上个月15号"
-    assert new.confidence_score == 1.0 and new.priority_flag and new.unit_type == "clarification"
+    assert new.confidence_score == 1.0
+    assert new.priority_flag
+    assert new.unit_type == "clarification"
 
     later = StoreFilter(match={"tenant_id": "tenant-a", "session_id": "sess-1"}, valid_at=LATER.isoformat())
     recalled = {h.id for h in store.search(HashEmbedder().query(["哪天发货"])[0], later, limit=10)}
@@ -199,10 +226,19 @@ def test_the_users_statement_supersedes_the_wrong_memory_for_later_recall() -> N
 
 def test_supersede_skips_memories_the_store_no_longer_has() -> None:
     store = DictStore()
-    request = SupersedeRequest(reflection_id="r", tenant_id="t", session_id="s", ts=TS, memory_ids=("gone",),
-                               statement_event_id="e", statement_text="x", source_text="x")
+    request = SupersedeRequest(
+        reflection_id="r",
+        tenant_id="t",
+        session_id="s",
+        ts=TS,
+        memory_ids=("gone",),
+        statement_event_id="e",
+        statement_text="x",
+        source_text="x",
+    )
     result = SupersedeExecutor(store, HashEmbedder()).execute(request)
-    assert result.superseded == () and result.missing == ("gone",)
+    assert result.superseded == ()
+    assert result.missing == ("gone",)
     assert store.count() == 1
 
 
@@ -219,8 +255,16 @@ class FlakyStore(DictStore):
 
 
 def test_supersede_retries_transient_store_errors_then_gives_up() -> None:
-    request = SupersedeRequest(reflection_id="r", tenant_id="t", session_id="s", ts=TS, memory_ids=("m",),
-                               statement_event_id="e", statement_text="x", source_text="x")
+    request = SupersedeRequest(
+        reflection_id="r",
+        tenant_id="t",
+        session_id="s",
+        ts=TS,
+        memory_ids=("m",),
+        statement_event_id="e",
+        statement_text="x",
+        source_text="x",
+    )
     flaky = FlakyStore(failures=2)
     SupersedeExecutor(flaky, HashEmbedder(), retries=3, backoff_s=0).execute(request)
     assert flaky.count() == 1
