@@ -156,7 +156,8 @@ class RespondService:
             while not stop.is_set():
                 messages = consumer.consume(num_messages=self._batch_size, timeout=self._poll_timeout_s)
                 if not messages:
-                    idle += 1
+                    # Idle only counts once partitions are assigned (a group join takes seconds).
+                    idle += 1 if consumer.assignment() else 0
                     if max_idle_polls is not None and idle >= max_idle_polls:
                         break
                     continue
