@@ -4,7 +4,9 @@ Input: `ResponseRequest` records (in-process in embedded mode, from the response
 in run mode). Output: a `ResponseOutcome` per request — the `AgentResponse`, plus a
 `ReflectionRecord` and a `SupersedeRequest` when the turn corrected the previous answer.
 State: the previous answer per session (for reflection), an LRU of `max_sessions` sessions;
-a session's entry is replaced by each new answer and evicted least-recently-used.
+a session's entry is replaced by each new answer and evicted least-recently-used (or dropped by
+`forget` on session end). A session's requests are answered in arrival order, one at a time
+(a lock per session while it has requests in flight); different sessions run concurrently.
 
 Per request: the rule tables decide (calculator / LLM / template route, planning depth,
 channel, promise strength); the calculator answers numeric questions itself; otherwise the
@@ -89,6 +91,8 @@ class Responder:
         self._client = client
         self._semaphore: asyncio.Semaphore | None = None
         self._previous: OrderedDict[str, PreviousAnswer] = OrderedDict()
+        self._session_locks: dict[str, asyncio.Lock] = {}
+        self._session_users: dict[str, int] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -130,6 +134,22 @@ class Responder:
         return list(await asyncio.gather(*(self.respond(r) for r in requests)))
 
     async def respond(self, request: ResponseRequest) -> ResponseOutcome:
+        """Answer one request. Requests of one session are answered one after another, in the
+        order they arrived (reflection needs the previous answer); sessions run concurrently."""
+        sid = request.session_id
+        lock = self._session_locks.get(sid)
+        if lock is None:
+            lock = self._session_locks[sid] = asyncio.Lock()
+        self._session_users[sid] = self._session_users.get(sid, 0) + 1
+        try:
+            async with lock:
+                return await self._respond(request)
+        finally:
+            self._session_users[sid] -= 1
+            if self._session_users[sid] == 0:
+                del self._session_users[sid], self._session_locks[sid]
+
+    async def _respond(self, request: ResponseRequest) -> ResponseOutcome:
         started = time.perf_counter()
         tables, text = self._tables.get(), self._text.get()
         lang = _lang(request.query_text)

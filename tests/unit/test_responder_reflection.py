@@ -270,3 +270,22 @@ def test_supersede_retries_transient_store_errors_then_gives_up() -> None:
     assert flaky.count() == 1
     with pytest.raises(StoreError, match="unavailable"):
         SupersedeExecutor(FlakyStore(failures=5), HashEmbedder(), retries=2, backoff_s=0).execute(request)
+
+
+def test_a_sessions_requests_are_answered_in_order_even_when_submitted_together() -> None:
+    responder = make_responder(closed_port_url(), retries=0)
+    first = make_request("我的订单哪天发货的？", make_cue("mem-wrong", text="客服：订单5月14日发货"), n=1)
+    correction = make_request("不对，是上个月15号", n=2)
+    other = make_request("hello", n=3, session_id="another")
+
+    async def run():  # type: ignore[no-untyped-def]
+        outcomes = await responder.respond_many([first, correction, other])
+        await responder.aclose()
+        return outcomes
+
+    one, two, three = asyncio.run(run())
+    assert one.reflection is None
+    assert two.reflection is not None
+    assert two.reflection.previous_request_id == "req-1"
+    assert three.reflection is None
+    assert responder._session_locks == {}  # no per-session state left once idle
