@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.events import SCHEMA_VERSION, Record
+from schemas.events import Record
 
 ErrorPattern = Literal["date_parse_error", "entity_recognition_error", "state_sync_delay", "fact_mismatch"]
 
@@ -43,7 +43,7 @@ class CorrectAnswerSource(Record):
 
 
 class ReflectionRecord(Record):
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1  # SCHEMA_VERSION, spelled as the literal mypy can check
     reflection_id: str
     tenant_id: str
     session_id: str
@@ -64,7 +64,7 @@ class ReflectionRecord(Record):
 class SupersedeRequest(Record):
     """Replace `memory_ids` by the user's statement: executed by `sinks.supersede.SupersedeExecutor`."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1  # SCHEMA_VERSION, spelled as the literal mypy can check
     reflection_id: str
     tenant_id: str
     session_id: str
