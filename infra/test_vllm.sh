@@ -17,6 +17,8 @@
 #   RECALLFLOW_VLLM_CACHE   (<repo>/var/vllm)   wheel, GGUF, converted model, logs, timings
 #   RECALLFLOW_VLLM_PORT    (18123)             server port on 127.0.0.1
 #   RECALLFLOW_VLLM_DTYPE   (bfloat16)          vLLM --dtype (float32 on CPUs without bf16)
+#   RECALLFLOW_VLLM_OPT     (0)                 vLLM --optimization-level: 0 skips torch.compile,
+#                                               which on 2 cores costs ~3.5 min at every start
 #   VLLM_BASE_PYTHON        (python3.11)        interpreter the venv is made from
 #   PYTHON                  (<repo>/.venv/bin/python, else python)  the project's interpreter
 set -euo pipefail
@@ -26,6 +28,7 @@ VENV="${RECALLFLOW_VLLM_VENV:-/work/venvs/vllm}"
 CACHE="${RECALLFLOW_VLLM_CACHE:-${ROOT}/var/vllm}"
 PORT="${RECALLFLOW_VLLM_PORT:-18123}"
 DTYPE="${RECALLFLOW_VLLM_DTYPE:-bfloat16}"
+OPT_LEVEL="${RECALLFLOW_VLLM_OPT:-0}"
 BASE_PYTHON="${VLLM_BASE_PYTHON:-python3.11}"
 if [[ -z "${PYTHON:-}" ]]; then
     if [[ -x "${ROOT}/.venv/bin/python" ]]; then PYTHON="${ROOT}/.venv/bin/python"; else PYTHON=python; fi
@@ -76,7 +79,7 @@ SERVER_LOG="${CACHE}/server.log"
 log "starting vLLM on 127.0.0.1:${PORT} (log: ${SERVER_LOG})"
 VLLM_CPU_KVCACHE_SPACE=1 setsid "${VENV}/bin/python" -m vllm.entrypoints.openai.api_server \
     --model "${MODEL_DIR}" --served-model-name "${MODEL_NAME}" --host 127.0.0.1 --port "${PORT}" \
-    --dtype "${DTYPE}" --max-model-len 2048 > "${SERVER_LOG}" 2>&1 &
+    --dtype "${DTYPE}" --max-model-len 2048 --optimization-level "${OPT_LEVEL}" > "${SERVER_LOG}" 2>&1 &
 SERVER_PID=$!
 echo "${SERVER_PID}" > "${CACHE}/server.pid"
 
