@@ -185,8 +185,72 @@ def recall(
     close_stores()
 
 
+@app.command()
+def respond(
+    file: Annotated[
+        Path | None,
+        typer.Option("--file", exists=True, dir_okay=False, help="JSONL of ResponseRequest: answer it and exit"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="with --file: print a JSON summary")] = False,
+) -> None:
+    """Answer response requests: from --file (embedded), or from the request topic until stopped."""
+    import signal
+
+    from flows.respond import LazySupersede, build_responder, file_handlers, respond_service
+    from schemas.response import ResponseRequest
+    from sinks.responder_runner import answer_all
+
+    settings = Settings()
+    if file is None:
+        service = respond_service(settings)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            stats = service.run(stop)
+        except KeyboardInterrupt:
+            stats = service.stats
+        console.print(f"answered {stats.responses} ({stats.fallbacks} fallback), {stats.dead_letters} dead letters")
+        return
+    with file.open(encoding="utf-8") as fh:
+        requests = [ResponseRequest.model_validate_json(line) for line in fh if line.strip()]
+    supersede = LazySupersede(settings)
+    handlers, writers = file_handlers(settings, supersede)
+    started = time.perf_counter()
+    outcomes = answer_all(build_responder(settings), requests)
+    elapsed = time.perf_counter() - started
+    for outcome in outcomes:
+        for handler in handlers:
+            handler(outcome)
+    for writer in writers:
+        writer.close()
+    close_stores()
+    latencies = sorted(o.response.latency_ms for o in outcomes)
+    summary = {
+        "requests": len(outcomes),
+        "fallback": sum(o.response.fallback for o in outcomes),
+        "reflections": sum(o.reflection is not None for o in outcomes),
+        "latency_ms_p50": latencies[len(latencies) // 2] if latencies else None,
+        "latency_ms_max": latencies[-1] if latencies else None,
+        "elapsed_s": round(elapsed, 2),
+        "responses_path": str(settings.responder.responses_path),
+    }
+    if as_json:
+        console.print_json(json.dumps(summary))
+        return
+    table = Table(title=f"responses to {file.name}", show_lines=True)
+    for col in ("request", "model", "fallback", "cues", "ms", "text"):
+        table.add_column(col, overflow="fold")
+    for o in outcomes:
+        r = o.response
+        row = (r.request_id, r.model, r.fallback_reason or "-", ",".join(r.cue_ids), f"{r.latency_ms:.0f}", r.text)
+        table.add_row(*row)
+    console.print(table)
+    console.print(summary)
+
+
 def main() -> None:
     logging.basicConfig(level=os.environ.get("RECALLFLOW_LOG_LEVEL", "WARNING"), format="%(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the chat client logs its own JSON line per call
     app()
 
 

@@ -74,6 +74,43 @@ class DeadLetterSettings(_Section):
     path: Path = Path("var/deadletter.jsonl")
 
 
+class ResponderSwitchSettings(_Section):
+    """Incident switches for the response decision points (SPEC §6); "auto" follows the tables."""
+
+    llm_enabled: bool = Field(default=True, description="false: answer every LLM route from the cue template")
+    route: Literal["auto", "llm", "calculator", "template"] = "auto"
+    planning: Literal["auto", "direct", "plan"] = "auto"
+    promise: Literal["auto", "firm", "neutral", "hedged"] = "auto"
+    channel: str | None = Field(default=None, description="force one delivery channel")
+    reflection: bool = Field(default=True, description="false: no reflection records on corrections")
+    supersede: bool = Field(default=True, description="false: reflect but never rewrite memories")
+
+
+class ResponderSettings(_Section):
+    base_url: str = Field(default="http://127.0.0.1:8000/v1", description="OpenAI-compatible API root (vllm serve)")
+    model: str = Field(default="microsoft/Phi-3-mini-4k-instruct", description="model name the server serves")
+    api_key: SecretStr | None = None
+    max_tokens: int = Field(default=256, gt=0)
+    temperature: float = Field(default=0.2, ge=0)
+    timeout_s: float = Field(default=8.0, gt=0, description="one attempt's limit")
+    connect_timeout_s: float = Field(default=1.0, gt=0)
+    deadline_s: float = Field(default=15.0, gt=0, description="the whole call, retry included")
+    retries: int = Field(default=1, ge=0, le=3, description="retries after the first attempt")
+    retry_backoff_s: float = Field(default=0.2, ge=0)
+    concurrency: int = Field(default=8, gt=0, description="chat calls in flight at once")
+    fact_tokens: int = Field(default=50, gt=0, description="budget of one distilled cue fact")
+    max_cues: int = Field(default=3, gt=0, le=3)
+    max_sessions: int = Field(default=10_000, gt=0, description="previous answers kept for reflection (LRU)")
+    drain_timeout_s: float = Field(default=60.0, gt=0, description="wait for in-flight answers at shutdown")
+    decisions_path: Path | None = Field(default=None, description="decision tables YAML (default: packaged)")
+    text_path: Path | None = Field(default=None, description="prompt/fallback/reflection wording YAML")
+    responses_path: Path = Path("var/responses.jsonl")
+    reflections_path: Path = Path("var/reflections.jsonl")
+    reflection_topic: str = "recallflow.reflections"
+    batch_size: int = Field(default=32, gt=0, description="requests taken from the topic per poll")
+    switches: ResponderSwitchSettings = ResponderSwitchSettings()
+
+
 class Settings(BaseSettings):
     """The settings root. Build it once (`Settings()`), pass it down; never read env elsewhere."""
 
@@ -98,5 +135,6 @@ class Settings(BaseSettings):
     # -- issue 5 sections (recall, verifiers) --
 
     # -- issue 6 sections (responder) --
+    responder: ResponderSettings = ResponderSettings()
 
     # -- issue 7 sections (recovery, metrics) --

@@ -8,10 +8,12 @@
     │   ├── UnsupportedVersionError      schema_version we do not understand
     │   └── EventValidationError         valid JSON that does not match the schema
     ├── ModelError                       an embedder or tagger failed to load or run
+    ├── CalculationError                 a numeric question cannot be computed safely (route to the LLM)
     └── SinkError                        the outside world failed (retried in sinks only)
         ├── StoreError                   vector store write/read failed
         ├── StateMirrorError             Redis mirror write/read failed
-        └── BrokerError                  Kafka admin/produce failed
+        ├── BrokerError                  Kafka admin/produce failed
+        └── ChatEndpointError            chat endpoint down, slow or garbage after its retry (use the fallback)
 
 Each class says when it is raised and what the caller should do.
 """
@@ -61,6 +63,11 @@ class ModelError(RecallFlowError):
     """Raised when a model cannot be loaded or fails on input; check the model path."""
 
 
+class CalculationError(RecallFlowError):
+    """Raised when a question routed to the calculator has no safe arithmetic reading (division by
+    zero, an operator without operands, a result out of range); the caller answers via the LLM."""
+
+
 class SinkError(RecallFlowError):
     """Raised by an adapter in sinks/ after its retry policy gave up; the flow fails or degrades."""
 
@@ -75,3 +82,14 @@ class StateMirrorError(SinkError):
 
 class BrokerError(SinkError):
     """Raised when a Kafka admin or produce operation fails."""
+
+
+class ChatEndpointError(SinkError):
+    """Raised by the chat client when the endpoint is down, too slow, or answers garbage after its
+    one retry; `reason` is one of endpoint_down, timeout, http_error, garbage. The responder
+    catches it and answers from the cue-grounded fallback template."""
+
+    def __init__(self, reason: str, message: str, *, attempts: int = 0) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.attempts = attempts

@@ -128,6 +128,10 @@ class MemoryUnit(Record):
     severity: Severity = "low"
     resolution_status: ResolutionStatus = "none"
     resolved_at: datetime | None = None
+    # Set when a user's explicit statement replaced this memory (reflection, SPEC §5.9): the id of
+    # the memory that holds the user's statement. A superseded memory also gets
+    # validity.effective_to = the correction time, so valid_at filters drop it from recall.
+    superseded_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

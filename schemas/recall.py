@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemas.events import SCHEMA_VERSION, Record
+from schemas.events import SCHEMA_VERSION, Record, SpeakerRole
+from schemas.memory import EmotionLoad
 
 QuestionClass = Literal["order", "logistics", "after_sales", "promotion", "account", "other"]
 
@@ -48,6 +49,11 @@ class Cue(Record):
     components: ScoreComponents
     explanation: str
     is_fallback: bool = False
+    # Optional context for the responder (issue 6): when the memory was said, by whom, and its
+    # emotion load; low certainty with high urgency lowers the promise strength of the reply.
+    ts: datetime | None = None
+    speaker_role: SpeakerRole | None = None
+    emotion: EmotionLoad | None = None
 
 
 class RecallResult(Record):

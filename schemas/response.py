@@ -1,12 +1,27 @@
-"""ResponseRequest (flow → responder) and AgentResponse (responder → responses topic)."""
+"""ResponseRequest (flow → responder) and AgentResponse (responder → responses topic).
+
+An AgentResponse carries every rule-table decision that shaped it (`decisions`), so a reply
+can be audited without the logs: which route (LLM or calculator), the planning depth and its
+complexity score, the delivery channel, the promise strength, and which incident switches
+overrode what.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Literal
 
+from pydantic import Field
+
 from schemas.events import SCHEMA_VERSION, Record
 from schemas.recall import Cue
+
+Route = Literal["llm", "calculator", "template"]
+PlanDepth = Literal["direct", "plan"]
+PromiseStrength = Literal["firm", "neutral", "hedged"]
+UrgencyLevel = Literal["realtime", "high", "medium", "low"]
+CueAttribution = Literal["cited", "overlap", "supplied", "none"]
+FallbackReason = Literal["endpoint_down", "timeout", "http_error", "garbage", "switched_off"]
 
 
 class ResponseRequest(Record):
@@ -22,6 +37,29 @@ class ResponseRequest(Record):
     task_stage: str | None = None
     intent_chain: tuple[str, ...] = ()
     cues: tuple[Cue, ...] = ()
+    preferred_channel: str | None = Field(default=None, description="the user's delivery preference, if known")
+
+
+class Calculation(Record):
+    """The calculator route's work: what was computed from which numbers, and the result."""
+
+    expression: str
+    result: float
+    operation: str
+
+
+class ResponseDecisions(Record):
+    """The rule-table decisions (seven-decision-points §3.3-3.6), written on every response."""
+
+    route: Route
+    route_reason: str
+    calculation: Calculation | None = None
+    complexity_score: int
+    planning: PlanDepth
+    urgency: UrgencyLevel
+    channel: str
+    promise: PromiseStrength
+    overrides: tuple[str, ...] = Field(default=(), description="incident switches that changed a decision")
 
 
 class AgentResponse(Record):
@@ -31,7 +69,16 @@ class AgentResponse(Record):
     tenant_id: str
     text: str
     cue_ids: tuple[str, ...] = ()
+    cue_attribution: CueAttribution | None = Field(
+        default=None,
+        description="how cue_ids were found: cited [M1] labels, repeated words, all cues supplied (template), none",
+    )
     model: str
     latency_ms: float
     fallback: bool = False
     ts: datetime
+    fallback_reason: FallbackReason | None = None
+    attempts: int = Field(default=0, ge=0, description="chat endpoint calls made (0 when no LLM was asked)")
+    lang: str | None = None
+    decisions: ResponseDecisions | None = None
+    reflection_id: str | None = Field(default=None, description="set when this turn was a correction")

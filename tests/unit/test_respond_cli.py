@@ -1,0 +1,49 @@
+"""`recallflow respond --file`: the embedded responder over a file of requests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from schemas.response import AgentResponse
+from tests.fakes.fake_openai import FakeOpenAI
+from tests.fakes.responder_factories import make_cue, make_request
+
+
+@pytest.fixture
+def server():
+    srv = FakeOpenAI().start()
+    yield srv
+    srv.stop()
+
+
+def test_respond_file_writes_responses(tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(
+        "\n".join(
+            r.model_dump_json()
+            for r in [
+                make_request("我的发票什么时候到？", make_cue(), n=1),
+                make_request("月薪15000房贷8000每月能存多少", n=2, session_id="s2"),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "responses.jsonl"
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__BASE_URL", server.base_url)
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__MODEL", "fake-model")
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__RESPONSES_PATH", str(out))
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__REFLECTIONS_PATH", str(tmp_path / "reflections.jsonl"))
+    result = CliRunner().invoke(app, ["respond", "--file", str(requests), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["requests"] == 2
+    assert summary["fallback"] == 0
+    responses = [AgentResponse.model_validate_json(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(r.request_id, r.model) for r in responses] == [("req-1", "fake-model"), ("req-2", "calculator")]
+    assert responses[0].cue_ids == ("mem-1",)
