@@ -166,27 +166,30 @@ def _run_start(text: str, pos: int) -> int:
     return i
 
 
-def _cut_start(text: str, start: int, head_start: int, cfg: EntityConfig) -> int:
-    """The start of a name: just after the last left cut in text[start:head_start]."""
+def _cut_start(text: str, start: int, head_start: int, cfg: EntityConfig, head_len: int = 2) -> int | None:
+    """The start of a name: just after the rightmost left cut in text[start:head_start]; None
+    when that leaves too little before the head ("去山水…": 山 alone is no name)."""
     keep = [
         (m.start(), m.end()) for k in cfg.keep_together for m in re.finditer(re.escape(k), text[start : head_start + 8])
     ]
     keep = [(s + start, e + start) for s, e in keep]
     keep += [m.span() for m in cfg.head_regex.finditer(text, start, head_start) if m.end() - m.start() > 1]
-    best = start
+    min_prefix = 1 if head_len > 1 else 2
+    ends: list[int] = []
     i = start
     while i < head_start:
         for cut in cfg.left_cuts:
             end = i + len(cut)
             if end <= head_start and text.startswith(cut, i) and not _overlaps((i, end), keep):
-                best = max(best, end)
+                ends.append(end)
                 break
         i += 1
-    return best
+    cut = max(ends, default=start)
+    return cut if head_start - cut >= min_prefix else None
 
 
-def _trim_measure(text: str, start: int, cfg: EntityConfig) -> int:
-    if cfg.measure_prefix is None:
+def _trim_measure(text: str, start: int | None, cfg: EntityConfig) -> int | None:
+    if cfg.measure_prefix is None or start is None:
         return start
     m = cfg.measure_prefix.match(text, start)
     return m.end() if m else start
@@ -265,7 +268,9 @@ def extract_names(
         paren = _PAREN.match(text, end)
         if paren:
             end = paren.end()
-        start = _trim_measure(text, _cut_start(text, _run_start(text, m.start()), m.start(), cfg), cfg)
+        start = _trim_measure(text, _cut_start(text, _run_start(text, m.start()), m.start(), cfg, len(head)), cfg)
+        if start is None:
+            continue
         name = text[start:end].strip()
         if not (cfg.min_length <= len(name) <= cfg.max_length) or _generic(name, cfg):
             continue
@@ -278,6 +283,8 @@ def extract_names(
         if any(e == pe for _, e, _ in cands) or ps == 0 or not _NAME_CHAR.match(text[ps - 1]):
             continue
         start = _trim_measure(text, _cut_start(text, _run_start(text, ps), ps, cfg), cfg)
+        if start is None:
+            continue
         name = text[start:pe]
         if ps - start >= 2 and len(name) <= cfg.max_length and not _generic(name, cfg) and not _overlaps((start, pe), claimed):
             cands.append((start, pe, "branch"))

@@ -263,8 +263,10 @@ def _resolve_clarification(
         sim_now, sim_cand = cosine(vec, state.goal_vector), cosine(vec, state.candidate_goal_vector)
         switch = sim_cand > sim_now + cfg.clarify_margin
     if switch:
-        anchor = _anchor("drift", sim_cand, res, f"clarified: switch to {cand_stage}")
-        return _Decision("new_task", cand_stage, action or cand_action, anchor, new_task="new_task", set_goal=True)
+        chosen = action or cand_action
+        stage = res.table.actions[chosen].starts if chosen else res.table.fallback_stage
+        anchor = _anchor("drift", sim_cand, res, f"clarified: switch to {stage}")
+        return _Decision("new_task", stage, chosen, anchor, new_task="new_task", set_goal=True)
     anchor = _anchor("continue", sim_now, res, "clarified: stay with the current goal")
     if rule is not None and rule.mode in {"stay", "deepen"}:
         return _apply(rule, state, action, anchor, res)
