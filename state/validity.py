@@ -151,26 +151,42 @@ def _cycle_of(text: str, lex: ValidityLexicon, calendar: PromotionCalendar) -> s
     return None
 
 
-def _near(text: str, start: int, end: int, before: CueSet, after: CueSet, width: int = 6) -> bool:
-    """Is a cue right before [start, end) or right after it?"""
-    pre = text[max(0, start - width) : start]
-    post = text[end : end + width]
-    hit_pre = before.find(pre)
-    hit_post = after.find(post)
-    return bool((hit_pre and pre.lower().rstrip().endswith(hit_pre)) or (hit_post and post.lower().lstrip().startswith(hit_post)))
+_RANGE = re.compile(r"\S(?:到|至|~|～|—|–|-|\bto\b|\buntil\b|\bthrough\b)\s*\S", re.IGNORECASE)
+
+
+def _ends_with(cues: CueSet, text: str) -> bool:
+    hit = cues.find(text)
+    return hit is not None and text.lower().rstrip().endswith(hit)
+
+
+def _starts_with(cues: CueSet, text: str) -> bool:
+    hit = cues.find(text)
+    return hit is not None and text.lower().lstrip().startswith(hit)
 
 
 def _window(text: str, times: tuple[TimeExpression, ...], lex: ValidityLexicon) -> tuple[datetime | None, datetime | None]:
+    """Effective window from the times and the cue words in and around them.
+
+    A range ("从11月1日到11月11日") gives both ends; an end cue ("11月30日前", "until Friday")
+    gives `effective_to`; a start cue ("12月1日起", "from Monday") gives `effective_from`.
+    """
     start: datetime | None = None
     end: datetime | None = None
     for t in times:
-        pos = text.find(t.original_form)
-        s, e = (pos, pos + len(t.original_form)) if pos >= 0 else t.span
-        if t.granularity == "range":
+        form = t.original_form
+        pos = text.find(form)
+        s, e = (pos, pos + len(form)) if pos >= 0 else t.span
+        before, after = text[max(0, s - 12) : s], text[e : e + 12]
+        if t.granularity == "range" or _RANGE.search(form):
             start, end = start or t.start, end or t.end
-        elif _near(text, s, e, lex.to_before, lex.to_after):
+        elif _ends_with(lex.to_after, form) or _starts_with(lex.to_after, after) or _ends_with(lex.to_before, before):
             end = t.end
-        elif _near(text, s, e, lex.from_before, lex.from_after):
+        elif (
+            _starts_with(lex.from_before, form)
+            or _ends_with(lex.from_before, before)
+            or _starts_with(lex.from_after, after)
+            or _ends_with(lex.from_after, form)
+        ):
             start = t.start
     return start, end
 
@@ -193,7 +209,7 @@ def assign_validity(
     'every_monday'
     >>> v = assign_validity("东莞仓目前停电，发货会延迟", (), ts, lex, cal)
     >>> v.validity_type, v.effective_to.isoformat()
-    ('transient', '2026-11-04T09:00:00+00:00')
+    ('transient', '2026-11-03T09:00:00+00:00')
     >>> assign_validity("双十一期间满300减50", (), ts, lex, cal).cycle_pattern
     'during_promotion:double11'
     """
@@ -203,7 +219,8 @@ def assign_validity(
         return Validity(validity_type="periodic", effective_from=start, effective_to=end, cycle_pattern=cycle, last_verified=ts)
     ttls = [ttl for ttl, cues in lex.transient if cues.find(text)]
     if ttls:
-        until = end if end is not None else (start or ts) + timedelta(hours=max(ttls))
+        # The most volatile cue decides how long the fact stays fresh (stock 6 h beats 'now' 24 h).
+        until = end if end is not None else (start or ts) + timedelta(hours=min(ttls))
         return Validity(validity_type="transient", effective_from=start or ts, effective_to=until, last_verified=ts)
     kind: ValidityType = "permanent" if lex.permanent.find(text) else lex.default_type
     return Validity(validity_type=kind, effective_from=start or ts, effective_to=end, last_verified=ts)
