@@ -103,7 +103,9 @@ class TaskLogic(StatefulLogic[Turn | SessionEnd, Output, SessionState | None]):
         if self._deadline is None or self._state is None or self._state.last_event_ts is None:
             self._wake = None
             return
-        lag = max(timedelta(0), self._deadline - self._state.last_event_ts)
+        # Event time "now" for this session: its latest event (a SessionEnd counts too).
+        seen = max(t for t in (self._state.last_event_ts, self._state.ended_at) if t is not None)
+        lag = max(timedelta(0), self._deadline - seen)
         self._wake = seen_at + lag + self._config.archive_grace
 
     def on_item(self, value: Turn | SessionEnd) -> tuple[Iterable[Output], bool]:

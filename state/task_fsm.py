@@ -151,8 +151,9 @@ def _start(state: SessionState, ev: ConversationEvent, seq_stage: str) -> Sessio
 
 def _clarify(res: TaskResources, state: SessionState, lang: str, decision: _Decision, sim: float | None, why: str) -> _Decision:
     cand_stage = decision.stage if decision.stage != state.current_stage else res.table.fallback_stage
+    qlang = "en" if lang == "en" else "zh"
     question = res.cues.question(
-        "en" if lang == "en" else "zh", res.table.stage_label(state.current_stage), res.table.stage_label(cand_stage)
+        qlang, res.table.stage_label(state.current_stage, qlang), res.table.stage_label(cand_stage, qlang)
     )
     anchor = GoalAnchor(
         decision="clarify",

@@ -27,6 +27,7 @@ class Stage:
     name: str
     label: str
     goal: str
+    label_en: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,9 +124,11 @@ class TaskTable:
             return rule.mode == "deepen" and rule.to == after
         return False
 
-    def stage_label(self, stage: str) -> str:
+    def stage_label(self, stage: str, lang: str = "zh") -> str:
         s = self.stages.get(stage)
-        return s.label if s else stage
+        if s is None:
+            return stage
+        return s.label_en if lang == "en" else s.label
 
     def goal_of(self, stage: str) -> str:
         s = self.stages.get(stage)
@@ -151,7 +154,12 @@ def parse_table(raw: Any) -> TaskTable:
     if IDLE in stages_raw:
         raise TransitionTableError(f"task table: `{IDLE}` is reserved for 'no task'")
     stages = {
-        name: Stage(name, str((spec or {}).get("label", name)), str((spec or {}).get("goal", name)))
+        name: Stage(
+            name,
+            str((spec or {}).get("label", name)),
+            str((spec or {}).get("goal", name)),
+            str((spec or {}).get("label_en", (spec or {}).get("label", name))),
+        )
         for name, spec in stages_raw.items()
     }
     actions: dict[str, Action] = {}
