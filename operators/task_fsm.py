@@ -115,7 +115,10 @@ class TaskLogic(StatefulLogic[Turn | SessionEnd, Output, SessionState | None]):
 
     def on_notify(self) -> tuple[Iterable[Output], bool]:
         deadline = self._deadline
-        self._state, out = expire(self._state, deadline, self._config.task)
+        # The timer means event time has moved past the deadline (a session end archives only
+        # strictly after its own ts, so turns stamped at the end still count).
+        past = deadline + timedelta(microseconds=1) if deadline is not None else None
+        self._state, out = expire(self._state, past, self._config.task)
         if out:
             log.info(json.dumps({"op": "task.timer", "deadline": deadline.isoformat() if deadline else None}))
         if discardable(self._state, deadline, self._config.session_ttl):
