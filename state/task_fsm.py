@@ -110,8 +110,6 @@ def expire(
     the end (turns stamped before the end may still arrive and join it).
     """
     if state is None or state.task_id is None:
-        if state is not None and state.ended_at is not None and (until is None or until > state.ended_at):
-            return state.model_copy(update={"ended_at": None}), []
         return state, []
     due: list[tuple[datetime, ArchiveReason]] = []
     if state.timeout_at is not None and (until is None or until >= state.timeout_at):
@@ -122,8 +120,6 @@ def expire(
         return state, []
     at, reason = min(due)
     cleared, record = archive(state, reason, at, cfg.keep_previous_tasks)
-    if state.ended_at is not None and (until is None or until > state.ended_at):
-        cleared = cleared.model_copy(update={"ended_at": None})
     return cleared, [record, cleared]
 
 
@@ -310,6 +306,8 @@ def step(
     ev = item.event
     state, out = expire(state, ev.ts, cfg)
     state = _fresh(state, ev)
+    if state.ended_at is not None and ev.ts > state.ended_at:
+        state = state.model_copy(update={"ended_at": None})  # the session id is in use again
     known = list(state.critical_entities)
     found = extract_turn_entities(item.text, ev.turn_key, known, res.entities)
     known_values = {(e.kind, e.value) for e in known if e.bound}
