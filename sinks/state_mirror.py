@@ -90,6 +90,11 @@ class _MirrorPartition(StatelessSinkPartition[SessionState]):
             return
         self.pending.clear()
 
+    def close(self) -> None:
+        """Last chance to hand pending states over (the next run would rewrite them anyway)."""
+        if self.pending:
+            self.write_batch([])
+
 
 class StateMirrorSink(DynamicSink[SessionState]):
     def __init__(self, mirror: StateMirror) -> None:

@@ -110,3 +110,38 @@ def test_two_sessions_are_independent() -> None:
     run = run_flow([turn_event(1, "帮我查物流", session="a"), turn_event(1, "我要退货", session="b")])
     assert run.unit("a-e1").task_id != run.unit("b-e1").task_id
     assert {s.session_id: s.current_stage for s in run.states if s.task_id} == {"a": "logistics", "b": "refund"}
+
+
+def test_two_workers_give_the_same_tasks_as_one() -> None:
+    from bytewax.testing import TestingSink, TestingSource, cluster_main
+
+    from flows.build import build_flow
+    from flows.io import OutputSpec, SourceInput
+    from flows.settings import Settings
+    from tests.fixtures.task_support import HashingEmbedder, raw
+
+    events = [
+        turn_event(1, "帮我查一下订单DD20261130001的物流", session="a"),
+        turn_event(1, "我要退货", session="b"),
+        turn_event(2, "顺便帮我取消这个订单", minutes=1, session="a"),
+        turn_event(2, "退货地址是哪里", minutes=20, session="b"),
+        turn_event(1, "帮我查上个月账单", session="c"),
+    ]
+    one = run_flow(events)
+    states: list = []
+    archived: list = []
+    units: list = []
+    spec = OutputSpec(deadletters=[], memory_points=[], memory_units=[TestingSink(units)], states=[TestingSink(states)],
+                      archived=[TestingSink(archived)])
+    flow = build_flow(Settings(), SourceInput(TestingSource([raw(e) for e in events])), spec, embedder=HashingEmbedder())
+    cluster_main(flow, [], 0, worker_count_per_proc=2)
+
+    def by_session(items: list) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for s in items:
+            out.setdefault(s.session_id, []).append(s.model_dump_json())
+        return out
+
+    assert by_session(states) == by_session(one.states)
+    assert sorted(a.model_dump_json() for a in archived) == sorted(a.model_dump_json() for a in one.archived)
+    assert sorted(u.model_dump_json() for u in units) == sorted(u.model_dump_json() for u in one.units)
