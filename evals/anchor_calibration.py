@@ -53,14 +53,21 @@ def main() -> None:
     # A clarify band of at least `--min-band` keeps the middle answer possible; among equally
     # accurate pairs the narrowest band wins (fewer questions to the user).
     best = max(
-        ((accuracy(sims, labels, hi, lo), -(hi - lo), hi, lo) for hi in grid for lo in grid if hi - lo >= args.min_band),
+        (
+            (accuracy(sims, labels, hi, lo), -(hi - lo), hi, lo)
+            for hi in grid
+            for lo in grid
+            if hi - lo >= args.min_band
+        ),
         key=lambda x: (x[0], x[1]),
     )
-    print(f"  best with a band ≥ {args.min_band}: continue {best[2]:.2f}, clarify {best[3]:.2f} → accuracy {best[0]:.3f}")
+    print(
+        f"  best with a band ≥ {args.min_band}: continue {best[2]:.2f}, clarify {best[3]:.2f} → accuracy {best[0]:.3f}"
+    )
     for pair in args.check or ():
         hi, lo = (float(x) for x in pair.split("/"))
         print(f"  check continue {hi:.2f}, clarify {lo:.2f} → accuracy {accuracy(sims, labels, hi, lo):.3f}")
-    two = max(((float(((sims >= th) == (np.asarray(labels) == "continue")).mean()), th) for th in grid))
+    two = max((float(((sims >= th) == (np.asarray(labels) == "continue")).mean()), th) for th in grid)
     print(f"  continue-vs-rest best single cut {two[1]:.2f} → accuracy {two[0]:.3f}")
 
 

@@ -59,9 +59,9 @@ def main() -> None:
     from schemas.events import ConversationEvent
     from schemas.session import ArchivedTask, SessionState
     from sinks.embedders import load_embedder
+    from state.language import clean_text, language_mix
     from state.task_data import TaskData, TaskDataPaths
     from state.task_fsm import TaskConfig, step
-    from state.language import clean_text, language_mix
     from state.turn import NormaliseConfig, Turn, normalise_turn
 
     ap = argparse.ArgumentParser(description="CrossWOZ critical-entity coverage of the task state machine")
@@ -113,7 +113,8 @@ def main() -> None:
             archived.extend(o for o in out if isinstance(o, ArchivedTask))
             if state is not None and state.anchor is not None and ev.speaker_role == "customer":
                 decisions[state.anchor.decision] += 1
-        assert state is not None
+        if state is None:  # a dialogue without turns
+            continue
         open_values = {ent.value for ent in state.critical_entities if ent.bound}
         values = set(open_values)
         for rec in archived:
@@ -132,7 +133,10 @@ def main() -> None:
     print(f"coverage (micro, open + archived tasks): {hit / total:.3f}  ({hit}/{total})")
     print(f"coverage (macro, mean per dialogue):      {sum(per_dialogue) / len(per_dialogue):.3f}")
     print(f"coverage by the open task alone:          {hit_open / total:.3f}")
-    print(f"tracked entities per dialogue: {sum(tracked_counts) / n:.1f}; tasks per dialogue: {sum(tasks_per_dialogue) / n:.2f}")
+    print(
+        f"tracked entities per dialogue: {sum(tracked_counts) / n:.1f}; "
+        f"tasks per dialogue: {sum(tasks_per_dialogue) / n:.2f}"
+    )
     print(f"anchoring decisions on user turns: {dict(decisions.most_common())}")
     print(f"{turns / elapsed:.0f} turns/s ({elapsed:.1f} s); time normalisation failed on {time_failures} turns")
 

@@ -37,8 +37,8 @@ from flows.state_view import archived_tasks, as_json, last_state, render
 from schemas.deadletter import DeadLetter
 from schemas.errors import StateMirrorError
 from schemas.session import ArchivedTask, SessionState
-from sinks.state_mirror import RedisStateMirror
 from sinks.jsonl_source import JsonlSource
+from sinks.state_mirror import RedisStateMirror
 from sinks.store.base import StoreFilter
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights ship in packages; never reach a hub
@@ -156,7 +156,11 @@ def run(workers: Annotated[int, typer.Option("--workers", "-w", min=1)] = 1) -> 
     embedder = embedder_for(settings)
     outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder)
     flow = build_flow(
-        settings, kafka_input(settings), outputs, embedder=embedder, anchor_embedder=anchor_embedder_for(settings, embedder)
+        settings,
+        kafka_input(settings),
+        outputs,
+        embedder=embedder,
+        anchor_embedder=anchor_embedder_for(settings, embedder),
     )
     cli_main(flow, workers_per_process=workers)
 

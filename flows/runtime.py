@@ -73,7 +73,8 @@ def embedder_for(settings: Settings) -> Embedder:
 def anchor_embedder_for(settings: Settings, memory_embedder: Embedder) -> Embedder:
     """The goal-anchoring model: the memory embedder unless `task.anchor_embedder` names another."""
     kind = settings.task.anchor_embedder
-    if kind == "same" or (kind == settings.embedder.kind and settings.task.anchor_model in (None, settings.embedder.model)):
+    same_model = settings.task.anchor_model in (None, settings.embedder.model)
+    if kind == "same" or (kind == settings.embedder.kind and same_model):
         return memory_embedder
     return load_embedder(kind, settings.task.anchor_model)
 

@@ -54,7 +54,9 @@ def render(console: Console, state: SessionState | None, archived: list[Archived
             (
                 "critical_entities",
                 "\n".join(
-                    f"{e.kind}: {e.value}" + (f"  ← {e.mention!r}" if e.mention else "") + ("" if e.bound else " (unbound)")
+                    f"{e.kind}: {e.value}"
+                    + (f"  ← {e.mention!r}" if e.mention else "")
+                    + ("" if e.bound else " (unbound)")
                     for e in state.critical_entities
                 )
                 or "-",
@@ -63,13 +65,20 @@ def render(console: Console, state: SessionState | None, archived: list[Archived
             ("goal", state.goal_text or "-"),
             (
                 "last anchoring",
-                f"{anchor.decision}" + (f" (cos {anchor.similarity:.3f})" if anchor and anchor.similarity is not None else "")
+                f"{anchor.decision}"
+                + (f" (cos {anchor.similarity:.3f})" if anchor and anchor.similarity is not None else "")
                 + (f" — {anchor.reason}" if anchor and anchor.reason else "")
                 if anchor
                 else "-",
             ),
-            ("clarification", state.pending_clarification.clarification_question if state.pending_clarification else "-"),
-            ("last event", f"{state.last_event_id} at {state.last_event_ts.isoformat() if state.last_event_ts else '-'}"),
+            (
+                "clarification",
+                state.pending_clarification.clarification_question if state.pending_clarification else "-",
+            ),
+            (
+                "last event",
+                f"{state.last_event_id} at {state.last_event_ts.isoformat() if state.last_event_ts else '-'}",
+            ),
             ("timeout_at", state.timeout_at.isoformat() if state.timeout_at else "-"),
             ("previous tasks", ", ".join(f"{p.task_id} ({p.stage}, {p.reason})" for p in state.previous_tasks) or "-"),
         ]
@@ -97,7 +106,10 @@ def as_json(state: SessionState | None, archived: list[ArchivedTask]) -> str:
     return json.dumps(
         {
             "state": state.model_dump(mode="json", exclude={"goal_vector", "candidate_goal_vector"}) if state else None,
-            "archived": [a.model_dump(mode="json", exclude={"final_state": {"goal_vector", "candidate_goal_vector"}}) for a in archived],
+            "archived": [
+                a.model_dump(mode="json", exclude={"final_state": {"goal_vector", "candidate_goal_vector"}})
+                for a in archived
+            ],
         },
         ensure_ascii=False,
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import bytewax.operators as op
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class TaskOperatorConfig:
-    task: TaskConfig = TaskConfig()
+    task: TaskConfig = field(default_factory=TaskConfig)
     archive_grace: timedelta = timedelta(seconds=60)
     session_ttl: timedelta = timedelta(hours=24)
     archive_on_eof: bool = True

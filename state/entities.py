@@ -92,7 +92,9 @@ def parse_entity_config(raw: Any) -> EntityConfig:
         generic=frozenset(str(g) for g in names.get("generic") or ()),
         generic_patterns=tuple(re.compile(str(p)) for p in names.get("generic_patterns") or ()),
         introducers=re.compile(_alternation([str(i) for i in intro])) if (intro := names.get("introducers")) else None,
-        right_stops=re.compile(r"[，。！？；;,.!?\s]|" + _alternation([str(r) for r in names.get("right_stops") or ()])),
+        right_stops=re.compile(
+            r"[，。！？；;,.!?\s]|" + _alternation([str(r) for r in names.get("right_stops") or ()])
+        ),
         list_introducers=re.compile(str(li)) if (li := names.get("list_introducers")) else None,
         list_separators=re.compile(str(names.get("list_separators", "[、，,]"))),
         measure_prefix=re.compile(str(mp)) if (mp := names.get("measure_prefix")) else None,
@@ -184,8 +186,8 @@ def _cut_start(text: str, start: int, head_start: int, cfg: EntityConfig, head_l
                 ends.append(end)
                 break
         i += 1
-    cut = max(ends, default=start)
-    return cut if head_start - cut >= min_prefix else None
+    last = max(ends, default=start)
+    return last if head_start - last >= min_prefix else None
 
 
 def _trim_measure(text: str, start: int | None, cfg: EntityConfig) -> int | None:
@@ -286,7 +288,12 @@ def extract_names(
         if start is None:
             continue
         name = text[start:pe]
-        if ps - start >= 2 and len(name) <= cfg.max_length and not _generic(name, cfg) and not _overlaps((start, pe), claimed):
+        if (
+            ps - start >= 2
+            and len(name) <= cfg.max_length
+            and not _generic(name, cfg)
+            and not _overlaps((start, pe), claimed)
+        ):
             cands.append((start, pe, "branch"))
     head_ends = {(c[0], c[1]) for c in cands}
     for start, end, how in _introduced(text, cfg):
@@ -395,7 +402,13 @@ def bind_weak(ref: WeakRef, known: list[CriticalEntity], turn_id: str, cfg: Enti
     if best is None:
         kind, _, _category = specs[0].partition(":")
         return CriticalEntity(
-            kind=kind, value=ref.mention, turn_id=turn_id, strength="weak", category=ref.head, mention=ref.mention, bound=False
+            kind=kind,
+            value=ref.mention,
+            turn_id=turn_id,
+            strength="weak",
+            category=ref.head,
+            mention=ref.mention,
+            bound=False,
         )
     target = best[1]
     return CriticalEntity(

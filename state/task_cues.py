@@ -25,7 +25,10 @@ class CueSet:
         items = tuple(sorted({str(c).lower() for c in (cues or ()) if str(c).strip()}, key=len, reverse=True))
         if not items:
             return cls((), None)
-        parts = [rf"(?<![a-z']){re.escape(c)}(?![a-z])" if _ASCII.match(c) and c[0].isalpha() else re.escape(c) for c in items]
+        parts = [
+            rf"(?<![a-z']){re.escape(c)}(?![a-z])" if _ASCII.match(c) and c[0].isalpha() else re.escape(c)
+            for c in items
+        ]
         return cls(items, re.compile("|".join(parts)))
 
     def find(self, text: str) -> str | None:
@@ -86,7 +89,9 @@ class Cues:
         return None
 
     def question(self, lang: str, current: str, candidate: str) -> str:
-        template = self.clarification_question.get(lang) or self.clarification_question.get("zh", "{current} / {candidate}?")
+        template = self.clarification_question.get(lang) or self.clarification_question.get(
+            "zh", "{current} / {candidate}?"
+        )
         return template.format(current=current, candidate=candidate)
 
 
@@ -95,7 +100,8 @@ def parse_cues(raw: Any) -> Cues:
     if not isinstance(raw, dict):
         raise ValueError("task cues: the document must be a mapping")
     acts = tuple(
-        SpeechAct(str(a["label"]), float(a["confidence"]), CueSet.of(a.get("cues"))) for a in raw.get("speech_acts") or ()
+        SpeechAct(str(a["label"]), float(a["confidence"]), CueSet.of(a.get("cues")))
+        for a in raw.get("speech_acts") or ()
     )
     strength = tuple((float(s["strength"]), CueSet.of(s.get("cues"))) for s in raw.get("commitment_strength") or ())
     topics = {str(k): CueSet.of(v) for k, v in (raw.get("commitment_topics") or {}).items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from state.anchoring import ThresholdTable, Thresholds, parse_thresholds
+from state.anchoring import Thresholds, ThresholdTable, parse_thresholds
 from state.embedding import Embedder
 from state.entities import EntityConfig, parse_entity_config
 from state.hotreload import Reloading, packaged

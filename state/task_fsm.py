@@ -145,7 +145,9 @@ def _start(state: SessionState, ev: ConversationEvent, seq_stage: str) -> Sessio
     )
 
 
-def _clarify(res: TaskResources, state: SessionState, lang: str, decision: _Decision, sim: float | None, why: str) -> _Decision:
+def _clarify(
+    res: TaskResources, state: SessionState, lang: str, decision: _Decision, sim: float | None, why: str
+) -> _Decision:
     cand_stage = decision.stage if decision.stage != state.current_stage else res.table.fallback_stage
     qlang = "en" if lang == "en" else "zh"
     question = res.cues.question(
@@ -164,7 +166,9 @@ def _clarify(res: TaskResources, state: SessionState, lang: str, decision: _Deci
     return _Decision("clarify", state.current_stage, decision.action, anchor, pending=anchor)
 
 
-def _apply(rule: Rule | None, state: SessionState, action: str | None, anchor: GoalAnchor, res: TaskResources) -> _Decision:
+def _apply(
+    rule: Rule | None, state: SessionState, action: str | None, anchor: GoalAnchor, res: TaskResources
+) -> _Decision:
     if rule is None:
         return _Decision("none", state.current_stage, action, anchor)
     if rule.mode == "deepen":
@@ -219,24 +223,54 @@ def _decide_customer(
     band = res.thresholds.band(sim)
     if legal_stay:
         if band == "drift":
-            return _clarify(res, state, turn.lang, _apply(rule, state, action, _anchor("clarify", sim, res, ""), res), sim,
-                            "the table allows it but the turn is far from the goal")
+            return _clarify(
+                res,
+                state,
+                turn.lang,
+                _apply(rule, state, action, _anchor("clarify", sim, res, ""), res),
+                sim,
+                "the table allows it but the turn is far from the goal",
+            )
         return _apply(rule, state, action, _anchor("continue", sim, res, f"{band} band, table {rule.mode}"), res)  # type: ignore[union-attr]
     if rule is None:
         if band == "continue":
             return _Decision("none", state.current_stage, None, _anchor("continue", sim, res, "close to the goal"))
         if band == "clarify":
-            return _clarify(res, state, turn.lang, _Decision("none", table.fallback_stage, None, None), sim,
-                            "between the thresholds")
-        return _Decision("drift", table.fallback_stage, None, _anchor("drift", sim, res, "far from the goal"),
-                         new_task="drift", set_goal=True)
+            return _clarify(
+                res,
+                state,
+                turn.lang,
+                _Decision("none", table.fallback_stage, None, None),
+                sim,
+                "between the thresholds",
+            )
+        return _Decision(
+            "drift",
+            table.fallback_stage,
+            None,
+            _anchor("drift", sim, res, "far from the goal"),
+            new_task="drift",
+            set_goal=True,
+        )
     # The table says this action is another task.
     target = table.actions[action].starts if action else table.fallback_stage
     if band == "drift":
-        return _Decision("drift", target, action, _anchor("drift", sim, res, "new task by the table, far from the goal"),
-                         new_task="new_task", set_goal=True)
-    return _clarify(res, state, turn.lang, _Decision("new_task", target, action, None), sim,
-                    f"the table starts a new task but the turn is in the {band} band")
+        return _Decision(
+            "drift",
+            target,
+            action,
+            _anchor("drift", sim, res, "new task by the table, far from the goal"),
+            new_task="new_task",
+            set_goal=True,
+        )
+    return _clarify(
+        res,
+        state,
+        turn.lang,
+        _Decision("new_task", target, action, None),
+        sim,
+        f"the table starts a new task but the turn is in the {band} band",
+    )
 
 
 def _resolve_clarification(
@@ -250,7 +284,6 @@ def _resolve_clarification(
 ) -> _Decision:
     pending = state.pending_clarification
     cand_action = pending.candidate_action if pending is not None else None
-    cand_stage = (pending.candidate_stage if pending is not None else None) or res.table.fallback_stage
     text = turn.text
     switch = bool(res.cues.switch.find(text)) or (action is not None and action == cand_action)
     stay = bool(res.cues.stay.find(text))
@@ -347,15 +380,19 @@ def step(
             # "上次说要给我补偿…": the new task carries what the archived one promised and knew.
             prev = next(p for p in state.previous_tasks if p.task_id == related)
             state = state.model_copy(
-                update={"commitments": prev.commitments, "critical_entities": prev.critical_entities, "related_task_id": related}
+                update={
+                    "commitments": prev.commitments,
+                    "critical_entities": prev.critical_entities,
+                    "related_task_id": related,
+                }
             )
             known = list(prev.critical_entities)
             found = extract_turn_entities(item.text, ev.turn_key, known, res.entities)
 
     chain = state.intent_chain
-    if decision.action is not None and decision.mode in {"start", "stay", "deepen", "new_task", "drift"}:
-        if not chain or chain[-1] != decision.action:
-            chain = (*chain, decision.action)
+    moved = decision.mode in {"start", "stay", "deepen", "new_task", "drift"}
+    if decision.action is not None and moved and (not chain or chain[-1] != decision.action):
+        chain = (*chain, decision.action)
     entities = merge_entities(state.critical_entities, found.strong, found.weak, res.entities, cfg.max_entities)
     commitments = state.commitments
     new_commitment = (

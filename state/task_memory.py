@@ -101,7 +101,9 @@ def summary_of(state: SessionState, reason: ArchiveReason, at: datetime) -> Task
 
 def archive(state: SessionState, reason: ArchiveReason, at: datetime, keep: int) -> tuple[SessionState, ArchivedTask]:
     """Archive the open task: the record for the sink, and the state with the chain cleared."""
-    record = ArchivedTask(session_id=state.session_id, task_id=state.task_id or "", reason=reason, archived_at=at, final_state=state)
+    record = ArchivedTask(
+        session_id=state.session_id, task_id=state.task_id or "", reason=reason, archived_at=at, final_state=state
+    )
     previous = (summary_of(state, reason, at), *state.previous_tasks)[:keep]
     cleared = state.model_copy(
         update={

@@ -117,7 +117,9 @@ def parse_lexicon(raw: Any) -> ValidityLexicon:
     default = str(raw.get("default_type", "permanent"))
     if default not in {"permanent", "periodic", "transient"}:
         raise ValueError(f"validity lexicon: unknown default_type {default!r}")
-    periodic = tuple(PeriodicRule(re.compile(str(r["pattern"]), re.IGNORECASE), str(r["cycle"])) for r in raw.get("periodic") or ())
+    periodic = tuple(
+        PeriodicRule(re.compile(str(r["pattern"]), re.IGNORECASE), str(r["cycle"])) for r in raw.get("periodic") or ()
+    )
     transient = tuple((float(t["ttl_hours"]), CueSet.of(t.get("cues"))) for t in raw.get("transient") or ())
     fc, tc = raw.get("from_cues") or {}, raw.get("to_cues") or {}
     return ValidityLexicon(
@@ -164,7 +166,9 @@ def _starts_with(cues: CueSet, text: str) -> bool:
     return hit is not None and text.lower().lstrip().startswith(hit)
 
 
-def _window(text: str, times: tuple[TimeExpression, ...], lex: ValidityLexicon) -> tuple[datetime | None, datetime | None]:
+def _window(
+    text: str, times: tuple[TimeExpression, ...], lex: ValidityLexicon
+) -> tuple[datetime | None, datetime | None]:
     """Effective window from the times and the cue words in and around them.
 
     A range ("从11月1日到11月11日") gives both ends; an end cue ("11月30日前", "until Friday")
@@ -216,7 +220,9 @@ def assign_validity(
     start, end = _window(text, times, lex)
     cycle = _cycle_of(text, lex, calendar)
     if cycle is not None:
-        return Validity(validity_type="periodic", effective_from=start, effective_to=end, cycle_pattern=cycle, last_verified=ts)
+        return Validity(
+            validity_type="periodic", effective_from=start, effective_to=end, cycle_pattern=cycle, last_verified=ts
+        )
     ttls = [ttl for ttl, cues in lex.transient if cues.find(text)]
     if ttls:
         # The most volatile cue decides how long the fact stays fresh (stock 6 h beats 'now' 24 h).
@@ -282,7 +288,9 @@ def valid_at(validity: Validity, at: datetime, timezone: str, calendar: Promotio
 class ValidityData:
     """The validity lexicon and promotion calendar, hot-reloaded (shipped files by default)."""
 
-    def __init__(self, lexicon: Path | None = None, calendar: Path | None = None, *, reload_interval_s: float = 5.0) -> None:
+    def __init__(
+        self, lexicon: Path | None = None, calendar: Path | None = None, *, reload_interval_s: float = 5.0
+    ) -> None:
         self.lexicon: Reloading[ValidityLexicon] = Reloading(
             lexicon or packaged("validity_lexicon.yaml"), parse_lexicon, interval_s=reload_interval_s
         )

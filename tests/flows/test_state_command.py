@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from flows.cli import app
 from sinks.jsonl_sink import JsonlSink
-from tests.fixtures.task_support import run_flow, turn_event
+from tests.fixtures.task_support import turn_event
 
 
 @pytest.fixture
@@ -29,9 +29,16 @@ def replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pat
     from tests.fixtures.task_support import HashingEmbedder, raw
 
     settings = Settings(task={"archive_on_eof": False})
-    spec = OutputSpec(deadletters=[], memory_points=[], states=[JsonlSink(log)], archived=[JsonlSink(arch)],
-                      memory_units=[TestingSink([])])
-    run_main(build_flow(settings, SourceInput(TestingSource([raw(e) for e in events])), spec, embedder=HashingEmbedder()))
+    spec = OutputSpec(
+        deadletters=[],
+        memory_points=[],
+        states=[JsonlSink(log)],
+        archived=[JsonlSink(arch)],
+        memory_units=[TestingSink([])],
+    )
+    run_main(
+        build_flow(settings, SourceInput(TestingSource([raw(e) for e in events])), spec, embedder=HashingEmbedder())
+    )
     monkeypatch.setenv("RECALLFLOW_TASK__STATE_LOG_PATH", str(log))
     monkeypatch.setenv("RECALLFLOW_TASK__ARCHIVED_PATH", str(arch))
     monkeypatch.setenv("RECALLFLOW_REDIS__ENABLED", "false")
@@ -41,8 +48,10 @@ def replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pat
 def test_state_command_prints_the_current_task(replayed: tuple[Path, Path]) -> None:
     result = CliRunner().invoke(app, ["state", "--session", "s1"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
-    assert "current_stage" in result.output and "account" in result.output
-    assert "archived tasks" in result.output and "timeout" in result.output
+    assert "current_stage" in result.output
+    assert "account" in result.output
+    assert "archived tasks" in result.output
+    assert "timeout" in result.output
     assert "DD20261130001" in result.output
 
 
@@ -57,11 +66,13 @@ def test_state_command_json(replayed: tuple[Path, Path]) -> None:
 
 def test_state_command_for_an_unknown_session(replayed: tuple[Path, Path]) -> None:
     result = CliRunner().invoke(app, ["state", "--session", "nobody"])
-    assert result.exit_code == 0 and "no task state" in result.output
+    assert result.exit_code == 0
+    assert "no task state" in result.output
 
 
 def test_state_command_reports_an_unreachable_redis(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RECALLFLOW_REDIS__URL", "redis://127.0.0.1:1/15")
     monkeypatch.setenv("RECALLFLOW_REDIS__TIMEOUT_S", "0.2")
     result = CliRunner().invoke(app, ["state", "--session", "s1", "--source", "redis"])
-    assert result.exit_code == 2 and "redis mirror read failed" in result.output
+    assert result.exit_code == 2
+    assert "redis mirror read failed" in result.output

@@ -14,12 +14,14 @@ def test_logistics_then_cancel_deepens_and_carries_the_order_id() -> None:
         ]
     )
     first, cancel = run.unit("s1-e1"), run.unit("s1-e3")
-    assert first.task_id is not None and first.task_id.startswith("TSK-2026-11-")
+    assert first.task_id is not None
+    assert first.task_id.startswith("TSK-2026-11-")
     assert cancel.task_id == first.task_id  # same task: deepened, not restarted
     after_cancel = next(s for s in run.states if s.last_event_id == "s1-e3")
     assert after_cancel.current_stage == "cancellation"
     assert after_cancel.intent_chain == ("track_logistics", "cancel_order")
-    assert after_cancel.anchor is not None and after_cancel.anchor.decision == "shortcut"
+    assert after_cancel.anchor is not None
+    assert after_cancel.anchor.decision == "shortcut"
     weak = [e for e in after_cancel.critical_entities if e.mention == "这个订单"]
     assert [(e.kind, e.value, e.bound) for e in weak] == [("order_id", "DD20261130001", True)]
 
@@ -50,11 +52,14 @@ def test_compensation_back_reference_finds_the_commitment() -> None:
     assert state.task_id == run.unit("s1-e1").task_id
     assert state.current_stage == "compensation"
     assert [(c.topic, c.amount, c.event_id) for c in state.commitments] == [("compensation", "20元", "s1-e2")]
-    assert state.anchor is not None and state.anchor.decision == "reference"
+    assert state.anchor is not None
+    assert state.anchor.decision == "reference"
 
 
 def test_fifteen_idle_minutes_archive_the_task() -> None:
-    run = run_flow([turn_event(1, "帮我查一下订单DD20261130001的物流"), turn_event(2, "我想改一下登录密码", minutes=16)])
+    run = run_flow(
+        [turn_event(1, "帮我查一下订单DD20261130001的物流"), turn_event(2, "我想改一下登录密码", minutes=16)]
+    )
     timeout = [a for a in run.archived if a.reason == "timeout"]
     assert timeout[0].task_id == run.unit("s1-e1").task_id
     assert timeout[0].archived_at.isoformat() == "2026-11-30T09:15:00+00:00"
@@ -68,12 +73,15 @@ def test_fifteen_idle_minutes_archive_the_task() -> None:
 def test_end_of_replay_archives_open_tasks_at_their_own_timeout() -> None:
     run = run_flow([turn_event(1, "帮我查一下订单DD20261130001的物流"), turn_event(2, "好的", minutes=3)])
     assert [(a.reason, a.archived_at.isoformat()) for a in run.archived] == [("timeout", "2026-11-30T09:18:00+00:00")]
-    assert run.states[-1].task_id is None and run.states[-1].intent_chain == ()
+    assert run.states[-1].task_id is None
+    assert run.states[-1].intent_chain == ()
 
 
 def test_session_end_archives_with_reason_session_end() -> None:
     run = run_flow([turn_event(1, "我要投诉快递员态度太差"), end_event(1, minutes=2)])
-    assert [(a.reason, a.archived_at.isoformat()) for a in run.archived] == [("session_end", "2026-11-30T09:02:00+00:00")]
+    assert [(a.reason, a.archived_at.isoformat()) for a in run.archived] == [
+        ("session_end", "2026-11-30T09:02:00+00:00")
+    ]
 
 
 def test_replay_gives_identical_task_ids_states_and_units() -> None:
@@ -99,8 +107,10 @@ def test_units_carry_task_id_and_validity() -> None:
         ]
     )
     outage, promo = run.unit("s1-e1"), run.unit("s1-e2")
-    assert outage.task_id and outage.validity.validity_type == "transient"
-    assert outage.validity.effective_to is not None and outage.validity.effective_to > outage.ts
+    assert outage.task_id
+    assert outage.validity.validity_type == "transient"
+    assert outage.validity.effective_to is not None
+    assert outage.validity.effective_to > outage.ts
     assert promo.validity.validity_type == "periodic"
     assert promo.validity.cycle_pattern == "during_promotion:double11"
     assert all(p.unit.task_id for p in run.points)
@@ -131,9 +141,16 @@ def test_two_workers_give_the_same_tasks_as_one() -> None:
     states: list = []
     archived: list = []
     units: list = []
-    spec = OutputSpec(deadletters=[], memory_points=[], memory_units=[TestingSink(units)], states=[TestingSink(states)],
-                      archived=[TestingSink(archived)])
-    flow = build_flow(Settings(), SourceInput(TestingSource([raw(e) for e in events])), spec, embedder=HashingEmbedder())
+    spec = OutputSpec(
+        deadletters=[],
+        memory_points=[],
+        memory_units=[TestingSink(units)],
+        states=[TestingSink(states)],
+        archived=[TestingSink(archived)],
+    )
+    flow = build_flow(
+        Settings(), SourceInput(TestingSource([raw(e) for e in events])), spec, embedder=HashingEmbedder()
+    )
     cluster_main(flow, [], 0, worker_count_per_proc=2)
 
     def by_session(items: list) -> dict[str, list[str]]:

@@ -121,7 +121,10 @@ def test_flow_mirrors_the_task_state(client: redis.Redis) -> None:
 def test_flow_keeps_running_while_redis_is_down(client: redis.Redis, proxy: TcpProxy) -> None:
     proxy.stop()
     mirror = RedisStateMirror(f"redis://127.0.0.1:{proxy.port}/{DB}", ttl_s=900, timeout_s=0.3)
-    events = [turn_event(i, "我要退货" if i == 1 else "退货地址是哪里", minutes=i, session=f"{PREFIX}down") for i in (1, 2)]
+    events = [
+        turn_event(i, "我要退货" if i == 1 else "退货地址是哪里", minutes=i, session=f"{PREFIX}down") for i in (1, 2)
+    ]
     run = run_flow(events, extra_state_sinks=[StateMirrorSink(mirror)])
-    assert len(run.units) == 2 and run.last_state(f"{PREFIX}down").turn_count == 2
+    assert len(run.units) == 2
+    assert run.last_state(f"{PREFIX}down").turn_count == 2
     assert client.get(state_key(f"{PREFIX}down")) is None

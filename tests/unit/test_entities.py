@@ -58,7 +58,11 @@ def test_weak_reference_binds_to_the_known_order(cfg: EntityConfig) -> None:
     then = extract_turn_entities("顺便帮我取消这个订单", "t2", list(first.strong), cfg)
     (ref,) = then.weak
     assert (ref.kind, ref.value, ref.mention, ref.strength, ref.bound) == (
-        "order_id", "DD20261130001", "这个订单", "weak", True
+        "order_id",
+        "DD20261130001",
+        "这个订单",
+        "weak",
+        True,
     )
 
 
@@ -74,7 +78,8 @@ def test_modifier_picks_the_blue_box_not_the_latest(cfg: EntityConfig) -> None:
 def test_unmatched_modifier_stays_unbound_and_binds_later(cfg: EntityConfig) -> None:
     red = list(extract_turn_entities("红色的SKU BX-RED-02", "t1", [], cfg).strong)
     (ref,) = extract_turn_entities("那个蓝色的盒子呢", "t2", red, cfg).weak
-    assert not ref.bound and ref.value == "那个蓝色的盒子"
+    assert not ref.bound
+    assert ref.value == "那个蓝色的盒子"
     state = merge_entities(tuple(red), (), (ref,), cfg, 64)
     blue = extract_turn_entities("蓝色的是SKU BX-BLUE-01", "t3", list(state), cfg).strong
     merged = merge_entities(state, blue, (), cfg, 64)
@@ -99,7 +104,9 @@ def test_weak_refs_are_found_in_both_languages(cfg: EntityConfig) -> None:
 def test_merge_dedups_caps_and_keeps_recency(cfg: EntityConfig) -> None:
     a = CriticalEntity(kind="order_id", value="A", turn_id="t1")
     b = CriticalEntity(kind="order_id", value="B", turn_id="t2")
-    pending = CriticalEntity(kind="sku", value="那个盒子", turn_id="t0", strength="weak", bound=False, mention="那个盒子")
+    pending = CriticalEntity(
+        kind="sku", value="那个盒子", turn_id="t0", strength="weak", bound=False, mention="那个盒子"
+    )
     merged = merge_entities((pending, a, b), (a,), (), cfg, 64)
     assert [e.value for e in merged] == ["那个盒子", "B", "A"]
     capped = merge_entities((pending, a, b), (), (), cfg, 2)

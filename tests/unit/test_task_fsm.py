@@ -30,8 +30,9 @@ def res_clarify() -> TaskResources:
     return resources(continue_at=0.999, clarify_at=-1.0)
 
 
-def fold(res: TaskResources, items: list[ConversationEvent | SessionEnd | Turn], state: SessionState | None = None
-         ) -> tuple[SessionState | None, list[Output]]:
+def fold(
+    res: TaskResources, items: list[ConversationEvent | SessionEnd | Turn], state: SessionState | None = None
+) -> tuple[SessionState | None, list[Output]]:
     out: list[Output] = []
     for item in items:
         if isinstance(item, ConversationEvent):
@@ -51,24 +52,33 @@ def archived(out: list[Output]) -> list[ArchivedTask]:
 
 def test_first_customer_turn_starts_a_task_with_a_deterministic_id(res: TaskResources) -> None:
     state, out = fold(res, [turn_event(1, "我要退货")])
-    assert state is not None and state.task_id is not None and TASK_ID.match(state.task_id)
+    assert state is not None
+    assert state.task_id is not None
+    assert TASK_ID.match(state.task_id)
     assert state.task_id.startswith("TSK-2026-11-")
     assert (state.current_stage, state.intent_chain, state.task_seq) == ("refund", ("request_refund",), 1)
     assert state.timeout_at == T0 + timedelta(minutes=15)
     (t,) = turns(out)
-    assert t.task_id == state.task_id and t.task is not None and t.task.transition == "start"
+    assert t.task_id == state.task_id
+    assert t.task is not None
+    assert t.task.transition == "start"
     assert fold(res, [turn_event(1, "我要退货")])[0] == state
 
 
 def test_clarification_answer_can_switch(res_clarify: TaskResources) -> None:
     res = res_clarify
     state, out = fold(res, [turn_event(1, "帮我查上个月账单"), turn_event(2, "顺便看看积分能换什么", minutes=1)])
-    assert state is not None and state.pending_clarification is not None
+    assert state is not None
+    assert state.pending_clarification is not None
     assert state.pending_clarification.clarification_question == "您是想继续账户账单，还是切换到优惠活动？"
     first = state.task_id
     state, out = fold(res, [turn_event(3, "切换到积分吧", minutes=2)], state)
-    assert state is not None and state.task_id != first and state.current_stage == "promotion"
-    assert state.pending_clarification is None and state.anchor is not None and state.anchor.decision == "drift"
+    assert state is not None
+    assert state.task_id != first
+    assert state.current_stage == "promotion"
+    assert state.pending_clarification is None
+    assert state.anchor is not None
+    assert state.anchor.decision == "drift"
     assert [(a.task_id, a.reason) for a in archived(out)] == [(first, "new_task")]
 
 
@@ -78,14 +88,20 @@ def test_clarification_answer_can_stay(res_clarify: TaskResources) -> None:
     assert state is not None
     first = state.task_id
     state, out = fold(res, [turn_event(3, "继续说账单吧", minutes=2)], state)
-    assert state is not None and state.task_id == first and state.current_stage == "account"
-    assert state.anchor is not None and state.anchor.decision == "continue"
+    assert state is not None
+    assert state.task_id == first
+    assert state.current_stage == "account"
+    assert state.anchor is not None
+    assert state.anchor.decision == "continue"
     assert archived(out) == []
 
 
 def test_unrelated_question_without_action_drifts(res: TaskResources) -> None:
-    state, out = fold(res, [turn_event(1, "帮我查一下订单DD20261130001的物流"), turn_event(2, "你们周末上班吗", minutes=1)])
-    assert state is not None and state.current_stage == "general"
+    state, out = fold(
+        res, [turn_event(1, "帮我查一下订单DD20261130001的物流"), turn_event(2, "你们周末上班吗", minutes=1)]
+    )
+    assert state is not None
+    assert state.current_stage == "general"
     assert state.critical_entities == ()  # context reset
     assert [a.reason for a in archived(out)] == ["drift"]
     assert state.previous_tasks[0].critical_entities[0].value == "DD20261130001"
@@ -93,8 +109,11 @@ def test_unrelated_question_without_action_drifts(res: TaskResources) -> None:
 
 def test_small_talk_keeps_the_task(res: TaskResources) -> None:
     state, out = fold(res, [turn_event(1, "我要投诉快递员"), turn_event(2, "好的谢谢", minutes=1)])
-    assert state is not None and state.current_stage == "complaint" and archived(out) == []
-    assert state.anchor is not None and state.anchor.decision == "neutral"
+    assert state is not None
+    assert state.current_stage == "complaint"
+    assert archived(out) == []
+    assert state.anchor is not None
+    assert state.anchor.decision == "neutral"
 
 
 def test_agent_first_session_starts_in_the_fallback_stage(res: TaskResources) -> None:
@@ -105,7 +124,8 @@ def test_agent_first_session_starts_in_the_fallback_stage(res: TaskResources) ->
             turn_event(2, "那个快递什么时候到", minutes=1),
         ],
     )
-    assert state is not None and state.current_stage == "logistics"  # general → logistics deepens
+    assert state is not None
+    assert state.current_stage == "logistics"
     assert len({t.task_id for t in turns(out)}) == 1
     assert {e.value for e in state.critical_entities} >= {"DD20261130001", "SF1234567890"}
 
@@ -123,34 +143,46 @@ def test_commitment_in_an_archived_task_is_found_and_carried(res: TaskResources)
     old = archived(out)[0]
     assert old.reason == "timeout"
     last = turns(out)[-1].task
-    assert last is not None and last.related_task_id == old.task_id
+    assert last is not None
+    assert last.related_task_id == old.task_id
     assert [c.topic for c in last.commitment_refs] == ["compensation"]
-    assert state.related_task_id == old.task_id and state.commitments == old.final_state.commitments
+    assert state.related_task_id == old.task_id
+    assert state.commitments == old.final_state.commitments
     assert "DD20261130001" in {e.value for e in state.critical_entities}
 
 
 def test_session_end_waits_for_late_turns_then_archives(res: TaskResources) -> None:
     state, out = fold(res, [turn_event(1, "我要退货"), end_event(1, minutes=5)])
-    assert state is not None and state.ended_at is not None and archived(out) == []
+    assert state is not None
+    assert state.ended_at is not None
+    assert archived(out) == []
     # a turn stamped before the end still joins the task
     state, out = fold(res, [turn_event(2, "退货地址是哪里", minutes=4)], state)
-    assert state is not None and state.task_id is not None and archived(out) == []
+    assert state is not None
+    assert state.task_id is not None
+    assert archived(out) == []
     state, out = expire(state, None, CFG)
-    assert state is not None and [(a.reason, a.archived_at) for a in archived(out)] == [("session_end", T0 + timedelta(minutes=5))]
+    assert state is not None
+    assert [(a.reason, a.archived_at) for a in archived(out)] == [("session_end", T0 + timedelta(minutes=5))]
     assert archived(out)[0].final_state.turn_count == 2
 
 
 def test_turn_after_the_end_restarts_the_session(res: TaskResources) -> None:
     state, out = fold(res, [turn_event(1, "我要退货"), end_event(1, minutes=5), turn_event(2, "我要投诉", minutes=7)])
-    assert state is not None and [a.reason for a in archived(out)] == ["session_end"]
-    assert state.ended_at is None and state.current_stage == "complaint" and state.task_seq == 2
+    assert state is not None
+    assert [a.reason for a in archived(out)] == ["session_end"]
+    assert state.ended_at is None
+    assert state.current_stage == "complaint"
+    assert state.task_seq == 2
 
 
 def test_expire_before_the_deadline_does_nothing(res: TaskResources) -> None:
     state, _ = fold(res, [turn_event(1, "我要退货")])
     assert expire(state, T0 + timedelta(minutes=14), CFG) == (state, [])
     cleared, out = expire(state, T0 + timedelta(minutes=15), CFG)
-    assert cleared is not None and cleared.task_id is None and cleared.intent_chain == ()
+    assert cleared is not None
+    assert cleared.task_id is None
+    assert cleared.intent_chain == ()
     assert [a.archived_at for a in archived(out)] == [T0 + timedelta(minutes=15)]
 
 
@@ -172,15 +204,25 @@ def test_shortcut_uses_the_taggers_confidence_when_present(res: TaskResources) -
     start, _ = fold(res, [turn_event(1, "帮我查一下订单DD20261130001的物流")])
     sure, _ = step(start, _tagged(2, "顺便帮我取消吧", "request", 0.95, 1), res, CFG)
     unsure, _ = step(start, _tagged(2, "顺便帮我取消吧", "request", 0.40, 1), res, CFG)
-    assert sure is not None and sure.anchor is not None and sure.anchor.decision == "shortcut"
-    assert unsure is not None and unsure.anchor is not None and unsure.anchor.decision != "shortcut"
+    assert sure is not None
+    assert sure.anchor is not None
+    assert sure.anchor.decision == "shortcut"
+    assert unsure is not None
+    assert unsure.anchor is not None
+    assert unsure.anchor.decision != "shortcut"
     assert unsure.anchor.similarity is not None  # the check ran
 
 
 def test_english_turns_get_an_english_clarification_question(res_clarify: TaskResources) -> None:
-    state, _ = fold(res_clarify, [turn_event(1, "Please check last month's bill"),
-                                  turn_event(2, "What can I redeem with my points?", minutes=1)])
-    assert state is not None and state.pending_clarification is not None
+    state, _ = fold(
+        res_clarify,
+        [
+            turn_event(1, "Please check last month's bill"),
+            turn_event(2, "What can I redeem with my points?", minutes=1),
+        ],
+    )
+    assert state is not None
+    assert state.pending_clarification is not None
     assert state.pending_clarification.clarification_question == (
         "Would you like to continue with your account and bill, or switch to promotions and points?"
     )
@@ -188,5 +230,7 @@ def test_english_turns_get_an_english_clarification_question(res_clarify: TaskRe
 
 def test_goal_vector_is_set_from_the_goal_turn(res: TaskResources) -> None:
     state, _ = fold(res, [turn_event(1, "帮我查物流"), turn_event(2, "顺便帮我取消这个订单", minutes=1)])
-    assert state is not None and state.goal_text == "顺便帮我取消这个订单"  # deepen re-aims the goal
-    assert state.goal_vector is not None and len(state.goal_vector) == 256
+    assert state is not None
+    assert state.goal_text == "顺便帮我取消这个订单"
+    assert state.goal_vector is not None
+    assert len(state.goal_vector) == 256

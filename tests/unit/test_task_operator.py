@@ -41,12 +41,14 @@ def test_silent_session_is_archived_by_the_timer_at_its_event_time_deadline() ->
     (rec,) = [o for o in out if isinstance(o, ArchivedTask)]
     assert (rec.reason, rec.archived_at) == ("timeout", T0 + timedelta(minutes=18))
     state = [o for o in out if isinstance(o, SessionState)][-1]
-    assert state.task_id is None and state.intent_chain == ()
+    assert state.task_id is None
+    assert state.intent_chain == ()
     assert discard is False  # the session itself lives on until session_ttl
     assert logic.notify_at() == clock.now + timedelta(hours=24, seconds=60)  # session_ttl after the last event
     clock.now += timedelta(hours=25)
     out, discard = logic.on_notify()
-    assert out == [] and discard is True
+    assert out == []
+    assert discard is True
 
 
 def test_timer_archive_equals_the_archive_a_later_event_would_make() -> None:
@@ -57,7 +59,9 @@ def test_timer_archive_equals_the_archive_a_later_event_would_make() -> None:
         logic.on_item(_turn(1, "帮我查一下订单DD20261130001的物流", 0))
     timer_out, _ = by_timer.on_notify()
     event_out, _ = by_event.on_item(_turn(2, "我要投诉", 30))
-    assert [o for o in timer_out if isinstance(o, ArchivedTask)] == [o for o in event_out if isinstance(o, ArchivedTask)]
+    assert [o for o in timer_out if isinstance(o, ArchivedTask)] == [
+        o for o in event_out if isinstance(o, ArchivedTask)
+    ]
 
 
 def test_session_end_is_archived_after_the_grace_and_the_state_discarded() -> None:
@@ -65,17 +69,20 @@ def test_session_end_is_archived_after_the_grace_and_the_state_discarded() -> No
     logic = TaskLogic(None, DATA, CFG, clock)
     logic.on_item(_turn(1, "我要退货", 0))
     out, discard = logic.on_item(end_event(1, minutes=2))
-    assert discard is False and not [o for o in out if isinstance(o, ArchivedTask)]
+    assert discard is False
+    assert not [o for o in out if isinstance(o, ArchivedTask)]
     assert logic.notify_at() == clock.now + timedelta(seconds=60)
     out, discard = logic.on_notify()
-    assert [o.reason for o in out if isinstance(o, ArchivedTask)] == ["session_end"] and discard is True
+    assert [o.reason for o in out if isinstance(o, ArchivedTask)] == ["session_end"]
+    assert discard is True
 
 
 def test_end_of_input_archives_and_discards() -> None:
     logic = TaskLogic(None, DATA, CFG, Clock())
     logic.on_item(_turn(1, "我要退货", 0))
     out, discard = logic.on_eof()
-    assert [o.reason for o in out if isinstance(o, ArchivedTask)] == ["timeout"] and discard is True
+    assert [o.reason for o in out if isinstance(o, ArchivedTask)] == ["timeout"]
+    assert discard is True
 
 
 def test_archive_on_eof_can_be_switched_off() -> None:

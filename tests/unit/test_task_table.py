@@ -26,7 +26,14 @@ def raw() -> dict[str, Any]:
 def test_shipped_table_covers_the_customer_service_stages(raw: dict[str, Any]) -> None:
     table = parse_table(raw)
     assert set(table.stages) >= {
-        "order_lookup", "logistics", "cancellation", "refund", "complaint", "compensation", "account", "promotion"
+        "order_lookup",
+        "logistics",
+        "cancellation",
+        "refund",
+        "complaint",
+        "compensation",
+        "account",
+        "promotion",
     }
     assert table.resolve("logistics", "cancel_order") == Rule("deepen", "cancellation")
     assert table.resolve("logistics", "track_logistics") == Rule("stay", "logistics")
@@ -111,7 +118,9 @@ _DELETE = object()
         (["transitions", "logistics", "cancel_order"], {"mode": "deepen"}, "missing `to`"),
     ],
 )
-def test_invalid_tables_raise_transition_table_error(raw: dict[str, Any], path: list[str], value: Any, message: str) -> None:
+def test_invalid_tables_raise_transition_table_error(
+    raw: dict[str, Any], path: list[str], value: Any, message: str
+) -> None:
     with pytest.raises(TransitionTableError, match=message):
         parse_table(_broken(raw, path, value))
 

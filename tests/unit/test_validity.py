@@ -57,7 +57,9 @@ def _times(text: str) -> tuple[TimeExpression, ...]:
         ("The warehouse is down right now", "transient", None),
     ],
 )
-def test_types_and_cycles(lex: ValidityLexicon, cal: PromotionCalendar, text: str, kind: str, cycle: str | None) -> None:
+def test_types_and_cycles(
+    lex: ValidityLexicon, cal: PromotionCalendar, text: str, kind: str, cycle: str | None
+) -> None:
     v = assign_validity(text, _times(text), TS, lex, cal)
     assert (v.validity_type, v.cycle_pattern) == (kind, cycle)
     assert v.last_verified == TS
@@ -65,7 +67,8 @@ def test_types_and_cycles(lex: ValidityLexicon, cal: PromotionCalendar, text: st
 
 def test_transient_fact_expires_after_its_ttl(lex: ValidityLexicon, cal: PromotionCalendar) -> None:
     v = assign_validity("这款现在缺货", (), TS, lex, cal)
-    assert v.effective_from == TS and v.effective_to == TS + timedelta(hours=6)
+    assert v.effective_from == TS
+    assert v.effective_to == TS + timedelta(hours=6)
     assert valid_at(v, TS + timedelta(hours=5), "Asia/Shanghai", cal)
     assert not valid_at(v, TS + timedelta(hours=7), "Asia/Shanghai", cal)
 
@@ -77,17 +80,22 @@ def test_end_cue_sets_effective_to(lex: ValidityLexicon, cal: PromotionCalendar)
     assert v.effective_from == TS
 
 
-@pytest.mark.parametrize("text", ["The new return rule applies from December 1", "Starting next Monday, returns need a receipt"])
+@pytest.mark.parametrize(
+    "text", ["The new return rule applies from December 1", "Starting next Monday, returns need a receipt"]
+)
 def test_start_cue_sets_effective_from(lex: ValidityLexicon, cal: PromotionCalendar, text: str) -> None:
     # (state/times.py finds no time in "12月1日起生效"; the Chinese start cue 起 is covered by the lexicon.)
     v = assign_validity(text, normalise_times(text, TS, "en", timezone="Asia/Shanghai"), TS, lex, cal)
-    assert v.effective_from is not None and v.effective_from > TS and v.effective_to is None
+    assert v.effective_from is not None
+    assert v.effective_from > TS
+    assert v.effective_to is None
 
 
 def test_range_sets_both_ends(lex: ValidityLexicon, cal: PromotionCalendar) -> None:
     text = "满减活动从11月1日到11月11日"
     v = assign_validity(text, _times(text), TS, lex, cal)
-    assert v.effective_from is not None and v.effective_to is not None
+    assert v.effective_from is not None
+    assert v.effective_to is not None
     assert v.effective_from < TS < v.effective_to < TS + timedelta(days=10)
 
 
