@@ -35,6 +35,7 @@ class EntityConfig:
     head_regex: re.Pattern[str]
     english_name: re.Pattern[str] | None
     left_cuts: tuple[str, ...]
+    left_cut_regex: re.Pattern[str]
     keep_together: tuple[str, ...]
     generic: frozenset[str]
     generic_patterns: tuple[re.Pattern[str], ...]
@@ -88,6 +89,8 @@ def parse_entity_config(raw: Any) -> EntityConfig:
         head_regex=re.compile(_alternation([h for h, _ in heads])),
         english_name=re.compile(str(eng)) if eng else _DEFAULT_ENGLISH_NAME,
         left_cuts=tuple(sorted({str(c) for c in names["left_cuts"]}, key=len, reverse=True)),
+        # A lookahead finds, at every position, the longest cut starting there (cuts may overlap).
+        left_cut_regex=re.compile(f"(?=({_alternation([str(c) for c in names['left_cuts']])}))"),
         keep_together=tuple(str(k) for k in names.get("keep_together") or ()),
         generic=frozenset(str(g) for g in names.get("generic") or ()),
         generic_patterns=tuple(re.compile(str(p)) for p in names.get("generic_patterns") or ()),
@@ -178,14 +181,10 @@ def _cut_start(text: str, start: int, head_start: int, cfg: EntityConfig, head_l
     keep += [m.span() for m in cfg.head_regex.finditer(text, start, head_start) if m.end() - m.start() > 1]
     min_prefix = 1 if head_len > 1 else 2
     ends: list[int] = []
-    i = start
-    while i < head_start:
-        for cut in cfg.left_cuts:
-            end = i + len(cut)
-            if end <= head_start and text.startswith(cut, i) and not _overlaps((i, end), keep):
-                ends.append(end)
-                break
-        i += 1
+    for m in cfg.left_cut_regex.finditer(text, start, head_start):
+        end = m.start() + len(m.group(1))
+        if not _overlaps((m.start(), end), keep):
+            ends.append(end)
     last = max(ends, default=start)
     return last if head_start - last >= min_prefix else None
 
