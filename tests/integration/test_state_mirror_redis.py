@@ -6,6 +6,7 @@ closed, then open again) neither stops the flow nor loses the latest state of a 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -88,6 +89,7 @@ def test_outage_keeps_pending_states_and_the_mirror_catches_up(client: redis.Red
     assert set(part.pending) == {f"{PREFIX}a", f"{PREFIX}b"}
     assert RedisStateMirror(f"redis://{REDIS[0]}:{REDIS[1]}/{DB}", 900).read(f"{PREFIX}a") == _state("a", 1)
     proxy.start()  # ... and comes back on the same port
+    time.sleep(1.1)  # past the 1 s back-off after the failed write
     part.write_batch([_state("c", 1)])
     assert part.pending == {}
     direct = RedisStateMirror(f"redis://{REDIS[0]}:{REDIS[1]}/{DB}", 900)

@@ -111,3 +111,35 @@ def test_deadline_and_discard_rules() -> None:
     assert discardable(idle, T0 + timedelta(hours=1), timedelta(hours=1))
     assert discardable(idle, None, timedelta(hours=1))
     assert not discardable(idle.model_copy(update={"task_id": "TSK-2026-11-abcdef"}), None, timedelta(hours=1))
+
+
+def test_mirror_partition_backs_off_during_an_outage_and_catches_up() -> None:
+    from schemas.errors import StateMirrorError
+    from sinks.state_mirror import InMemoryStateMirror, _MirrorPartition
+
+    class Flaky(InMemoryStateMirror):
+        def __init__(self) -> None:
+            super().__init__()
+            self.down = True
+            self.calls = 0
+
+        def write(self, states: list[SessionState]) -> None:
+            self.calls += 1
+            if self.down:
+                raise StateMirrorError("redis mirror write failed: connection refused")
+            super().write(states)
+
+    now = [0.0]
+    mirror = Flaky()
+    part = _MirrorPartition(mirror, monotonic=lambda: now[0])
+    a1, a2 = SessionState(session_id="a", turn_count=1), SessionState(session_id="a", turn_count=2)
+    part.write_batch([a1])
+    part.write_batch([a2, SessionState(session_id="b")])  # within the back-off: not even tried
+    assert mirror.calls == 1
+    assert set(part.pending) == {"a", "b"}
+    mirror.down = False
+    now[0] = 1.5
+    part.write_batch([])
+    assert mirror.calls == 2
+    assert part.pending == {}
+    assert mirror.read("a") == a2
