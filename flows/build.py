@@ -1,15 +1,15 @@
 """build_flow(settings, ...) -> Dataflow: the RecallFlow write path, composed.
 
     input → parse & validate ──errors──> dead letters
-          → key by session_id → session state ──> state mirror
-          → normalise (language mix, sentences, times) → memory units
-          → embed → memory store (idempotent upsert) [+ memory topic]
+          → key by session_id → normalise (language mix, sentences, times)
+          → [filters] → task state machine ──> task states (mirror) / archived tasks
+          → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import bytewax.operators as op
 from bytewax.dataflow import Dataflow
@@ -19,15 +19,54 @@ from flows.settings import Settings
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
 from operators.normalise import normalise
-from operators.session import SessionConfig, track_sessions
+from operators.task_fsm import TaskOperatorConfig, track_tasks
 from operators.units import assemble_units
+from operators.validity import tag_validity
+from schemas.events import InputEvent, SessionEnd
 from state.embedding import Embedder
 from state.ingress import IngressLimits
+from state.task_data import TaskData, TaskDataPaths
+from state.task_fsm import TaskConfig
 from state.turn import NormaliseConfig
+from state.validity import ValidityData
 
 
 def _system_clock() -> datetime:
     return datetime.now(tz=UTC)
+
+
+def _session_end(event: InputEvent) -> SessionEnd | None:
+    return event if isinstance(event, SessionEnd) else None
+
+
+def task_operator_config(settings: Settings) -> TaskOperatorConfig:
+    cfg = settings.task
+    return TaskOperatorConfig(
+        task=TaskConfig(
+            timeout=timedelta(seconds=cfg.timeout_s),
+            shortcut_confidence=cfg.shortcut_confidence,
+            max_entities=cfg.max_entities,
+            keep_previous_tasks=cfg.keep_previous_tasks,
+        ),
+        archive_grace=timedelta(seconds=cfg.archive_grace_s),
+        session_ttl=timedelta(seconds=cfg.session_ttl_s),
+        archive_on_eof=cfg.archive_on_eof,
+    )
+
+
+def task_data(settings: Settings, embedder: Embedder) -> TaskData:
+    """The task state machine's data files (read once here; hot-reloaded afterwards)."""
+    cfg = settings.task
+    paths = TaskDataPaths(
+        table=cfg.table_path,
+        cues=cfg.cues_path,
+        entities=cfg.entity_patterns_path,
+        thresholds=cfg.anchor_thresholds_path,
+        continue_at=cfg.continue_at,
+        clarify_at=cfg.clarify_at,
+        reload_interval_s=cfg.reload_interval_s,
+    )
+    return TaskData(paths, embedder)
 
 
 def build_flow(
@@ -36,10 +75,14 @@ def build_flow(
     outputs: OutputSpec,
     *,
     embedder: Embedder,
+    anchor_embedder: Embedder | None = None,
     clock: Callable[[], datetime] = _system_clock,
     flow_id: str = "recallflow",
 ) -> Dataflow:
-    """Compose the dataflow. `clock` only stamps dead letters and idle timers, never event logic."""
+    """Compose the dataflow. `clock` only stamps dead letters and idle timers, never event logic.
+
+    `anchor_embedder` embeds turns for goal anchoring (default: `embedder`).
+    """
     flow = Dataflow(flow_id)
     raws, transport_errors = source.attach(flow, clock)
     limits = IngressLimits(
@@ -53,20 +96,37 @@ def build_flow(
         op.output(f"deadletter_out_{i}", dead, sink)
 
     keyed = op.key_on("key_session", ingress.events, lambda ev: ev.session_id)
-    steps = track_sessions("session", keyed, SessionConfig(), clock=clock)
-    states = op.key_rm("states_unkeyed", op.filter_map_value("session_states", steps, lambda s: s.state))
-    for i, state_sink in enumerate(outputs.states):
-        op.output(f"state_out_{i}", states, state_sink)
-
-    turns = normalise("normalise", steps, NormaliseConfig(timezone=settings.time.timezone))
+    turns = normalise("normalise", keyed, NormaliseConfig(timezone=settings.time.timezone))
 
     # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --
 
     # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
 
     # -- → task state machine, goal anchoring, temporal validity (issue 4) --
+    controls = op.filter_map_value("session_controls", keyed, _session_end)
+    tasks = track_tasks(
+        "task",
+        turns,
+        controls,
+        task_operator_config(settings),
+        data=task_data(settings, anchor_embedder or embedder),
+        clock=clock,
+    )
+    turns = tasks.turns
+    states = op.key_rm("states_unkeyed", tasks.states)
+    for i, state_sink in enumerate(outputs.states):
+        op.output(f"state_out_{i}", states, state_sink)
+    archived = op.key_rm("archived_unkeyed", tasks.archived)
+    for i, archived_sink in enumerate(outputs.archived):
+        op.output(f"archived_out_{i}", archived, archived_sink)
+    validity = ValidityData(
+        settings.validity.lexicon_path,
+        settings.validity.promotion_calendar_path,
+        reload_interval_s=settings.task.reload_interval_s,
+    )
 
     units = op.key_rm("units_unkeyed", assemble_units("units", turns))
+    units = tag_validity("validity", units, data=validity)  # issue 4: every unit gets its temporal validity
     for i, unit_sink in enumerate(outputs.memory_units):
         op.output(f"memory_unit_out_{i}", units, unit_sink)
     embedded = embed_units("embed", units, EmbedConfig(batch_size=settings.embedder.batch_size), embedder=embedder)

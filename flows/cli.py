@@ -1,4 +1,4 @@
-"""The `recallflow` command line: replay, run, produce, recall.
+"""The `recallflow` command line: replay, run, produce, recall, state.
 
 Settings are read once here (env `RECALLFLOW_*`) and passed down.
 """
@@ -23,11 +23,22 @@ from rich.table import Table
 
 from flows.build import build_flow
 from flows.io import SourceInput
-from flows.runtime import close_stores, embedder_for, kafka_input, open_store, outputs_for, state_mirror_for
+from flows.runtime import (
+    anchor_embedder_for,
+    close_stores,
+    embedder_for,
+    kafka_input,
+    open_store,
+    outputs_for,
+    state_mirror_for,
+)
 from flows.settings import Settings
+from flows.state_view import archived_tasks, as_json, last_state, render
 from schemas.deadletter import DeadLetter
-from schemas.session import SessionState
+from schemas.errors import StateMirrorError
+from schemas.session import ArchivedTask, SessionState
 from sinks.jsonl_source import JsonlSource
+from sinks.state_mirror import RedisStateMirror
 from sinks.store.base import StoreFilter
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights ship in packages; never reach a hub
@@ -44,6 +55,7 @@ class _Tally:
         self.events = 0
         self.sessions: set[str] = set()
         self.dead: Counter[str] = Counter()
+        self.archived = 0
 
 
 class _TallyPartition(StatelessSinkPartition[object]):
@@ -55,6 +67,10 @@ class _TallyPartition(StatelessSinkPartition[object]):
             for item in items:
                 if isinstance(item, DeadLetter):
                     self._tally.dead[item.error_type] += 1
+                elif isinstance(item, ArchivedTask):
+                    # Archiving also emits the cleared state: that one is not an event.
+                    self._tally.archived += 1
+                    self._tally.events -= 1
                 elif isinstance(item, SessionState):
                     self._tally.events += 1
                     self._tally.sessions.add(item.session_id)
@@ -94,7 +110,14 @@ def replay(
         sink = _TallySink(tally, bar, task)
         outputs.deadletters.append(sink)
         outputs.states.append(sink)
-        flow = build_flow(settings, SourceInput(JsonlSource(file)), outputs, embedder=embedder)
+        outputs.archived.append(sink)
+        flow = build_flow(
+            settings,
+            SourceInput(JsonlSource(file)),
+            outputs,
+            embedder=embedder,
+            anchor_embedder=anchor_embedder_for(settings, embedder),
+        )
         cli_main(flow, workers_per_process=workers)
     elapsed = time.perf_counter() - started
     store = open_store(settings)
@@ -106,6 +129,7 @@ def replay(
     table.add_row("sessions", str(len(tally.sessions)))
     table.add_row("dead letters", ", ".join(f"{k}: {v}" for k, v in sorted(tally.dead.items())) or "0")
     table.add_row("dead-letter file", str(settings.deadletter.path))
+    table.add_row("archived tasks", f"{tally.archived} ({settings.task.archived_path})")
     table.add_row(f"memories in store ({settings.store.backend})", str(store.count()))
     table.add_row("elapsed", f"{elapsed:.2f} s ({tally.events / elapsed:.1f} events/s)")
     console.print(table)
@@ -131,8 +155,42 @@ def run(workers: Annotated[int, typer.Option("--workers", "-w", min=1)] = 1) -> 
     settings = Settings()
     embedder = embedder_for(settings)
     outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder)
-    flow = build_flow(settings, kafka_input(settings), outputs, embedder=embedder)
+    flow = build_flow(
+        settings,
+        kafka_input(settings),
+        outputs,
+        embedder=embedder,
+        anchor_embedder=anchor_embedder_for(settings, embedder),
+    )
     cli_main(flow, workers_per_process=workers)
+
+
+@app.command()
+def state(
+    session: Annotated[str, typer.Option("--session", help="session id")],
+    source: Annotated[str, typer.Option(help="auto | redis | file")] = "auto",
+    as_json_out: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Print the current task state of a session (Redis mirror or the replay's state log)."""
+    settings = Settings()
+    use_redis = source == "redis" or (source == "auto" and bool(settings.redis.enabled))
+    if use_redis:
+        mirror = RedisStateMirror(settings.redis.url, settings.redis.state_ttl_s, settings.redis.timeout_s)
+        try:
+            current = mirror.read(session)
+        except StateMirrorError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(code=2) from exc
+        where = f"redis {settings.redis.url}"
+    else:
+        log = settings.task.state_log_path
+        current = last_state(log, session) if log is not None else None
+        where = str(log)
+    archived = archived_tasks(settings.task.archived_path, session)
+    if as_json_out:
+        print(as_json(current, archived))
+    else:
+        render(console, current, archived, where)
 
 
 @app.command()

@@ -22,7 +22,7 @@ from bytewax.outputs import Sink
 from schemas.deadletter import DeadLetter
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.raw import RawRecord
-from schemas.session import SessionState
+from schemas.session import ArchivedTask, SessionState
 from sinks.jsonl_source import JsonlSource
 
 
@@ -81,3 +81,4 @@ class OutputSpec:
     memory_points: list[Sink[EmbeddedUnit]]
     memory_units: list[Sink[MemoryUnit]] = field(default_factory=list)
     states: list[Sink[SessionState]] = field(default_factory=list)
+    archived: list[Sink[ArchivedTask]] = field(default_factory=list)

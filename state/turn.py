@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from schemas.events import ConversationEvent
 from schemas.memory import TimeExpression
+from schemas.session import TaskAnnotation
 from state.language import LangMix, Sentence, clean_text, language_mix, split_sentences
 from state.times import normalise_times
 
@@ -28,6 +29,10 @@ class Turn:
     # -- write-time filters II (intent/emotion tags, entropy): fields owned by issue 9 --
 
     # -- task state machine and validity: fields owned by issue 4 --
+    # The task state machine's verdict on this turn (stage, transition, goal anchor with a
+    # clarification question, entities it named or referred to, commitments it looked back at).
+    # `task_id` above is set to the task the turn belongs to.
+    task: TaskAnnotation | None = None
 
 
 @dataclass(frozen=True, slots=True)

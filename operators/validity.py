@@ -1,0 +1,19 @@
+"""Temporal validity tagging (SPEC §5.7).
+
+Input: `MemoryUnit`. Output: the same unit with `validity` (type, effective window, cycle
+pattern, last verified) assigned from its own text and normalised times. State: none. The
+lexicon and promotion calendar are hot-reloaded data (`state/resources/`).
+"""
+
+from __future__ import annotations
+
+import bytewax.operators as op
+from bytewax.dataflow import Stream, operator
+
+from schemas.memory import MemoryUnit
+from state.validity import ValidityData
+
+
+@operator
+def tag_validity(step_id: str, up: Stream[MemoryUnit], *, data: ValidityData) -> Stream[MemoryUnit]:
+    return op.map("assign_validity", up, data.tag)
