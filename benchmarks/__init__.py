@@ -1,0 +1,1 @@
+"""Measurements that are run by hand; they print figures and assert nothing."""
