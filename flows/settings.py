@@ -143,6 +143,39 @@ class ResponderSettings(_Section):
     switches: ResponderSwitchSettings = ResponderSwitchSettings()
 
 
+class ServeSettings(_Section):
+    """`recallflow serve`: the HTTP API and inspector (docs/serve.md)."""
+
+    host: str = Field(default="127.0.0.1", description="bind address; keep it on loopback unless auth is required")
+    port: int = Field(default=8080, gt=0, lt=65536)
+    auth: Literal["auto", "required", "off"] = Field(
+        default="auto", description="auto: required when api_keys are set or the store is a server, else off"
+    )
+    api_keys: dict[str, SecretStr] = Field(
+        default_factory=dict, description='tenant → API key, e.g. {"acme": "…"}; a key reaches its tenant only'
+    )
+    api_key_header: str = Field(default="X-API-Key", min_length=1)
+    tenant_header: str = Field(default="X-Tenant-Id", min_length=1, description="tenant when auth is off")
+    default_tenant: str = Field(default="default", min_length=1, description="tenant when auth is off and no header")
+    max_body_bytes: int = Field(default=64_000, gt=0, description="larger request bodies → 413")
+    max_page_size: int = Field(default=200, gt=0, le=10_000)
+    max_scan: int = Field(default=20_000, gt=0, description="most memories read for one session listing")
+    store_idle_release_s: float | None = Field(
+        default=30.0, gt=0, description="close an embedded store after this idle time so a replay can open it"
+    )
+    recall_log_paths: tuple[Path, ...] = Field(
+        default=(), description="RecallResult JSONL files to index; empty: recall.jsonl beside the dead letters"
+    )
+    api_recall_log: Path | None = Field(
+        default=None, description="where POST /recall results are appended; None: api_recall.jsonl beside the dead letters"
+    )
+    metrics_path: Path | None = Field(
+        default=None, description="WindowMetrics JSONL of the flow; None: metrics.jsonl beside the dead letters"
+    )
+    health_windows: int = Field(default=12, gt=0, le=500, description="windows shown in the health panel")
+    health_window_s: int = Field(default=60, gt=0, description="window length when counts are computed here")
+
+
 class Settings(BaseSettings):
     """The settings root. Build it once (`Settings()`), pass it down; never read env elsewhere."""
 
@@ -172,3 +205,6 @@ class Settings(BaseSettings):
     responder: ResponderSettings = ResponderSettings()
 
     # -- issue 7 sections (recovery, metrics) --
+
+    # -- issue 10 sections (serve) --
+    serve: ServeSettings = ServeSettings()

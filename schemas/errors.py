@@ -14,6 +14,7 @@
     ├── CalculationError                 a numeric question cannot be computed safely (route to the LLM)
     └── SinkError                        the outside world failed (retried in sinks only)
         ├── StoreError                   vector store write/read failed
+        │   └── StoreUnavailableError    the store cannot be opened now (held by another process, server down)
         ├── StateMirrorError             Redis mirror write/read failed
         ├── BrokerError                  Kafka admin/produce failed
         └── ChatEndpointError            chat endpoint down, slow or garbage after its retry (use the fallback)
@@ -94,6 +95,12 @@ class SinkError(RecallFlowError):
 
 class StoreError(SinkError):
     """Raised when the vector store rejects or cannot complete an operation."""
+
+
+class StoreUnavailableError(StoreError):
+    """Raised by the HTTP API's store lease (flows/api/store_lease.py) when the store cannot be
+    opened right now: an embedded store is held by another process (a replay is writing it) or a
+    store server does not answer. The API answers 503 with Retry-After; retry later."""
 
 
 class StateMirrorError(SinkError):
