@@ -20,6 +20,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from state.recall_arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall_config import HotTables
 from state.recall_explain import build_cues
 from state.recall_query import analyse_query
-from state.recall_scoring import CandidateBatch, candidate_batch, score_pool, top_indices
+from state.recall_scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
 from flows.verification import VerificationGuard
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,17 @@ def _subject(payload: Mapping[str, Any]) -> str:
     if terms:
         return str(terms[0])
     return str(payload.get("topic") or payload.get("text", ""))[:80]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    question_class: str
+    batch: CandidateBatch
+    scores: PoolScores
+    arb: Arbitration
+    outcomes: dict[int, VerifyOutcome]
+    tiers: list[str]
+    max_cues: int
 
 
 class RecallService:
@@ -148,9 +160,7 @@ class RecallService:
 
     # -- the API -------------------------------------------------------------------------
 
-    def recall(self, request: RecallRequest) -> RecallResult:
-        """Scored, explained recall for one question (see the module docstring)."""
-        started = time.perf_counter()
+    def _rank(self, request: RecallRequest) -> _Ranked:
         tables = self._tables.get()
         people = tuple(dict.fromkeys([*request.known_people, *(t.speaker for t in request.context if t.speaker)]))
         query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
@@ -158,7 +168,6 @@ class RecallService:
         ids, payloads, sims, tiers = self._candidates(request, qvec)
         batch = candidate_batch(ids, payloads, sims, tables.stopwords)
         k = tables.validity.max_cues
-        scores = score_pool(query, batch, tables, request.ts, known_people=people)
         statements = (*request.context, ContextTurn(event_id=request.query_event_id, ts=request.ts,
                                                     text=request.query_text, speaker=request.speaker))
         outcomes: dict[int, VerifyOutcome] = {}
@@ -172,10 +181,21 @@ class RecallService:
             outcomes |= fresh
             arb = arbitrate(batch, outcomes, statements, tables)
         scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
-        picked = top_indices(scores, k)
-        verified = frozenset(i for i, o in outcomes.items() if o.status == "verified")
+        return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k)
+
+    def ranked_ids(self, request: RecallRequest, k: int) -> list[str]:
+        """Memory ids of the k best candidates, best first (evaluation at k > 3)."""
+        ranked = self._rank(request)
+        return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k)]
+
+    def recall(self, request: RecallRequest) -> RecallResult:
+        """Scored, explained recall for one question (see the module docstring)."""
+        started = time.perf_counter()
+        r = self._rank(request)
+        picked = top_indices(r.scores, r.max_cues)
+        verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
-            picked, batch, scores, request.ts.timestamp(), tiers=tiers, fallback=arb.fallback, verified=verified
+            picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
         )
         result = RecallResult(
             query_event_id=request.query_event_id,
@@ -183,15 +203,15 @@ class RecallService:
             tenant_id=request.tenant_id,
             user_id=request.user_id,
             query_text=request.query_text,
-            question_class=query.question_class,  # type: ignore[arg-type]
+            question_class=r.question_class,  # type: ignore[arg-type]
             ts=request.ts,
             cues=cues,
-            validity_decisions=self._decisions(batch, scores.decisions, arb, picked),
-            evidence_chain=arb.evidence,
+            validity_decisions=self._decisions(r.batch, r.scores.decisions, r.arb, picked),
+            evidence_chain=r.arb.evidence,
             explanation=explanation,
             debug_marker=marker,
         )
-        log.debug(json.dumps({"op": "recall", "event": request.query_event_id, "candidates": len(batch),
+        log.debug(json.dumps({"op": "recall", "event": request.query_event_id, "candidates": len(r.batch),
                               "cues": len(cues), "ms": round((time.perf_counter() - started) * 1000, 2)}))
         return result
 

@@ -42,6 +42,7 @@ class CssWeights:
 @dataclass(frozen=True, slots=True)
 class RelevanceWeights:
     semantic: float
+    semantic_min_range: float
     lexical: float
     neighbour_prev: float
     neighbour_next: float

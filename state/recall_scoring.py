@@ -185,11 +185,14 @@ def validity_filter(
     return eligible, decisions
 
 
-def _minmax(x: F) -> F:
+def _scaled(x: F, min_range: float) -> F:
+    """Min-max over the pool, with a floor on the range: in a pool of two, a 0.05 cosine gap
+    must not count as the whole scale."""
     if x.size == 0:
         return x
     lo, hi = float(x.min()), float(x.max())
-    return (x - lo) / (hi - lo) if hi > lo else np.zeros_like(x)
+    span = max(hi - lo, min_range)
+    return (x - lo) / span if span > 0 else np.zeros_like(x)
 
 
 def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
@@ -236,9 +239,8 @@ def score_pool(
     lexical = bm25_scores(q_tokens, batch.tokens)
     lex_max = float(lexical.max()) if n else 0.0
     lexical = lexical / lex_max if lex_max > 0 else lexical
-    semantic = _minmax(batch.semantic)
-
     rw = tables.relevance
+    semantic = _scaled(batch.semantic, rw.semantic_min_range)
     base = rw.semantic * semantic + rw.lexical * lexical
     prev, nxt = _neighbours(batch, base, rw.neighbour_max_gap_s)
     wanted = {p.lower() for p in people}
