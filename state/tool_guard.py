@@ -12,6 +12,8 @@ Rules, all from configuration:
 * `breaker_failures` (2) consecutive failures → breaker open for `breaker_s` (900 s);
 * health = 0.6·success_rate_5m + 0.3·min(1, 1000/p95_ms) − 0.1·rate_limited_ratio;
   health < 0.55 → degrade, < 0.3 → open the breaker.
+Health and p95 act only once `min_samples` calls are in the window (one slow or failed call
+is jitter, not a trend; the consecutive-failure rule covers a tool that is simply down).
 Time is passed in (`now`, epoch seconds), never read here, so the rules are testable.
 """
 
@@ -36,6 +38,7 @@ class GuardConfig:
     degrade_below: float = 0.55
     break_below: float = 0.3
     latency_samples: int = 100
+    min_samples: int = 3  # health and p95 act only on this many calls in the window: one jitter is not a trend
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,8 @@ def admit(state: GuardState, user: str, now: float, config: GuardConfig) -> Admi
             return Admission("breaker_open", score, f"breaker open until +{state.breaker_until - now:.0f}s")
         state.breaker_until = None
         state.consecutive_failures = 0
-    if score < config.break_below:
+    trend = len(state.outcomes) >= config.min_samples
+    if trend and score < config.break_below:
         state.breaker_until = now + config.breaker_s
         return Admission("breaker_open", score, f"health {score:.2f} < {config.break_below}")
     calls = state.per_user.setdefault(user, deque())
@@ -122,9 +126,9 @@ def admit(state: GuardState, user: str, now: float, config: GuardConfig) -> Admi
         state.refusals.append(now)
         return Admission("rate_limited", score, f"{len(calls)} calls by this user in the last minute")
     p95 = p95_ms(state, config)
-    if p95 > config.slow_p95_ms:
+    if trend and p95 > config.slow_p95_ms:
         return Admission("degraded", score, f"p95 {p95:.0f} ms > {config.slow_p95_ms:.0f} ms")
-    if score < config.degrade_below:
+    if trend and score < config.degrade_below:
         return Admission("degraded", score, f"health {score:.2f} < {config.degrade_below}")
     calls.append(now)
     return Admission("call", score, "healthy")
