@@ -172,15 +172,15 @@ class RecallService:
                                                     text=request.query_text, speaker=request.speaker))
         outcomes: dict[int, VerifyOutcome] = {}
         arb = arbitrate(batch, outcomes, statements, tables)
+        scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
         for _ in range(3):  # verify what reaches the top; a drop lets the next one up
-            scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
             todo = [i for i in top_indices(scores, k + 2) if i not in outcomes]
             fresh = self._verify(request, batch, todo)
             if not fresh:
                 break
             outcomes |= fresh
             arb = arbitrate(batch, outcomes, statements, tables)
-        scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
+            scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
         return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k)
 
     def ranked_ids(self, request: RecallRequest, k: int) -> list[str]:

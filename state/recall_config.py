@@ -67,6 +67,7 @@ class ClassSpec:
     topics: frozenset[str]
     entity_kinds: frozenset[str]
     needs_certainty: bool
+    css_boost: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,7 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
             topics=frozenset(_words(spec.get("topics"), f"lexicon.classes.{name}.topics")),
             entity_kinds=frozenset(_words(spec.get("entity_kinds", []), f"lexicon.classes.{name}.entity_kinds")),
             needs_certainty=bool(spec.get("needs_certainty", False)),
+            css_boost=_num(spec, "css_boost", f"lexicon.classes.{name}", 0.0, 2.0) if "css_boost" in spec else 0.0,
         )
         for name, spec in classes_doc.items()
     )

@@ -42,7 +42,7 @@ class QueryAnalysis:
 
 
 def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
-    """The class whose keywords the question hits most (ties: table order); None is 'other'.
+    """The class whose keywords cover most of the question (ties: table order); None is 'other'.
 
     >>> from state.recall_config import load_tables
     >>> classify_question("我的快递到哪了", load_tables()).name
@@ -54,7 +54,7 @@ def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
     best: ClassSpec | None = None
     best_hits = 0
     for spec in tables.classes:
-        hits = sum(1 for kw in spec.keywords if kw in lowered)
+        hits = sum(len(kw) for kw in spec.keywords if kw in lowered)
         if hits > best_hits:
             best, best_hits = spec, hits
     return best

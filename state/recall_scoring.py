@@ -8,7 +8,8 @@ validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded
               + person (said by the person the question names) + entity (same identifier)
     css       = 0.40·emotion_match + 0.25·time_proximity + 0.20·severity
               + 0.15·resolution_gap + 0.10·commitment_strength
-    final     = relevance + (alpha_base + alpha_cue·cue_intensity)·css,  × verification factor
+    final     = relevance + (alpha_base + alpha_cue·cue_intensity + class css_boost)·css,
+                × verification factor
 
 The causal-cue score counts in proportion to the causal cues in the question ("again",
 frustration, urgency): on "the same problem again" it lifts the open, severe, emotionally
@@ -179,9 +180,10 @@ def validity_filter(
             eligible[i] = False
             decisions.append(Decision(int(i), "expired", f"cycle {pattern} not active on {now:%A}"))
     if class_topics is not None:
-        for i, topic in enumerate(batch.topics):
-            if topic is not None and topic not in class_topics:
-                eligible[i] = False
+        in_class = np.array([t is None or t in class_topics for t in batch.topics], dtype=bool)
+        # A class that would leave nothing is a misread question, not an empty memory.
+        if (eligible & in_class).any():
+            eligible &= in_class
     return eligible, decisions
 
 
@@ -273,7 +275,7 @@ def score_pool(
         + cw.resolution_gap * resolution_gap
         + cw.commitment_strength * batch.commitment
     )
-    alpha = tables.alpha_base + tables.alpha_cue * query.cue_intensity
+    alpha = tables.alpha_base + tables.alpha_cue * query.cue_intensity + (spec.css_boost if spec else 0.0)
     final = relevance + alpha * css
     if factors is not None:
         final = final * factors
