@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks.NAME`; they measure and print, never assert wall-clock time."""
