@@ -34,10 +34,48 @@ from tests.recall_support import T0
 
 DIM = 384
 TENANTS = 10
-WORDS = ("订单 快递 发货 退款 客服 态度 优惠 活动 仓库 维修 地址 发票 积分 会员 补偿 投诉 "
-         "order parcel refund support discount warehouse repair address invoice points member again late broken").split()
-QUERIES = ["客服态度又这么差", "我的快递到哪了", "有什么优惠活动", "refund still not here", "where is my parcel",
-           "退款什么时候到账", "the repair is late again", "积分怎么用"]
+WORDS = [
+    "订单",
+    "快递",
+    "发货",
+    "退款",
+    "客服",
+    "态度",
+    "优惠",
+    "活动",
+    "仓库",
+    "维修",
+    "地址",
+    "发票",
+    "积分",
+    "会员",
+    "补偿",
+    "投诉",
+    "order",
+    "parcel",
+    "refund",
+    "support",
+    "discount",
+    "warehouse",
+    "repair",
+    "address",
+    "invoice",
+    "points",
+    "member",
+    "again",
+    "late",
+    "broken",
+]
+QUERIES = [
+    "客服态度又这么差",
+    "我的快递到哪了",
+    "有什么优惠活动",
+    "refund still not here",
+    "where is my parcel",
+    "退款什么时候到账",
+    "the repair is late again",
+    "积分怎么用",
+]
 
 
 class FixedEmbedder:
@@ -65,16 +103,30 @@ def _units(start: int, n: int, users: int, rng: random.Random) -> list[MemoryUni
     for i in range(start, start + n):
         tenant, user = f"t{i % TENANTS}", f"u{(i // TENANTS) % users}"
         expired = rng.random() < 0.2
-        out.append(MemoryUnit(
-            memory_id=memory_id(tenant, f"s{i % 997}", f"e{i}", 0), unit_index=0, tenant_id=tenant, user_id=user,
-            session_id=f"s{i % 997}", turn_id=f"e{i}", event_id=f"e{i}", ts=T0 - timedelta(hours=rng.uniform(1, 3000)),
-            text=" ".join(rng.choices(WORDS, k=rng.randint(6, 20))), source_text="-", speaker=rng.choice(["Ann", "Bob"]),
-            unit_type=rng.choice(["complaint", "statement", "smalltalk", "action_request", "commitment"]),
-            severity=rng.choice(["high", "medium", "low"]), resolution_status=rng.choice(["pending", "resolved", "none"]),
-            emotion=EmotionLoad(stress=rng.random(), urgency=rng.random()), commitment_strength=rng.random(),
-            validity=Validity(validity_type=rng.choice(["permanent", "periodic"]),
-                              effective_to=T0 - timedelta(days=1) if expired else T0 + timedelta(days=30)),
-        ))
+        out.append(
+            MemoryUnit(
+                memory_id=memory_id(tenant, f"s{i % 997}", f"e{i}", 0),
+                unit_index=0,
+                tenant_id=tenant,
+                user_id=user,
+                session_id=f"s{i % 997}",
+                turn_id=f"e{i}",
+                event_id=f"e{i}",
+                ts=T0 - timedelta(hours=rng.uniform(1, 3000)),
+                text=" ".join(rng.choices(WORDS, k=rng.randint(6, 20))),
+                source_text="-",
+                speaker=rng.choice(["Ann", "Bob"]),
+                unit_type=rng.choice(["complaint", "statement", "smalltalk", "action_request", "commitment"]),
+                severity=rng.choice(["high", "medium", "low"]),
+                resolution_status=rng.choice(["pending", "resolved", "none"]),
+                emotion=EmotionLoad(stress=rng.random(), urgency=rng.random()),
+                commitment_strength=rng.random(),
+                validity=Validity(
+                    validity_type=rng.choice(["permanent", "periodic"]),
+                    effective_to=T0 - timedelta(days=1) if expired else T0 + timedelta(days=30),
+                ),
+            )
+        )
     return out
 
 
@@ -101,26 +153,39 @@ def main() -> None:
         for start in range(0, args.memories, 2_000):
             chunk = _units(start, min(2_000, args.memories - start), args.users, rng)
             vecs = fixed.passage([u.text for u in chunk])
-            store.upsert([StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(chunk, vecs, strict=True)])
-        print(f"{store.count()} memories upserted in {time.perf_counter() - t0:.1f} s "
-              f"({TENANTS} tenants x {args.users} users, ~{args.memories // (TENANTS * args.users)} per user)")
+            store.upsert(
+                [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(chunk, vecs, strict=True)]
+            )
+        print(
+            f"{store.count()} memories upserted in {time.perf_counter() - t0:.1f} s "
+            f"({TENANTS} tenants x {args.users} users, ~{args.memories // (TENANTS * args.users)} per user)"
+        )
         if args.optimize:
             t0 = time.perf_counter()
             store.optimize()
             print(f"HNSW built in {time.perf_counter() - t0:.1f} s")
         service = RecallService(store, fixed, HotTables())
-        lat, cues, pools = [], [], []
+        lat: list[float] = []
+        cues: list[int] = []
         for q in range(args.queries):
-            request = RecallRequest(query_event_id=f"q{q}", session_id="bench", tenant_id=f"t{q % TENANTS}",
-                                    user_id=f"u{rng.randrange(args.users)}", query_text=QUERIES[q % len(QUERIES)], ts=T0)
+            request = RecallRequest(
+                query_event_id=f"q{q}",
+                session_id="bench",
+                tenant_id=f"t{q % TENANTS}",
+                user_id=f"u{rng.randrange(args.users)}",
+                query_text=QUERIES[q % len(QUERIES)],
+                ts=T0,
+            )
             started = time.perf_counter()
             result = service.recall(request)
             lat.append((time.perf_counter() - started) * 1000)
             cues.append(len(result.cues))
         store.close()
     p50, p95 = _pct(lat[10:])
-    print(f"recall (store search + scoring + cues), {len(lat) - 10} queries: p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
-          f"mean cues {np.mean(cues):.2f}")
+    print(
+        f"recall (store search + scoring + cues), {len(lat) - 10} queries: p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
+        f"mean cues {np.mean(cues):.2f}"
+    )
     if args.no_embedder:
         return
     from sinks.embedders import load_embedder

@@ -21,21 +21,53 @@ from state.recall_query import analyse_query
 from state.recall_scoring import candidate_batch, score_pool, top_indices
 from tests.recall_support import T0
 
-WORDS = "订单 快递 发货 退款 客服 态度 优惠 活动 仓库 维修 order parcel refund support discount warehouse repair again".split()
+WORDS = [
+    "订单",
+    "快递",
+    "发货",
+    "退款",
+    "客服",
+    "态度",
+    "优惠",
+    "活动",
+    "仓库",
+    "维修",
+    "order",
+    "parcel",
+    "refund",
+    "support",
+    "discount",
+    "warehouse",
+    "repair",
+    "again",
+]
 
 
 def _payloads(n: int, rng: random.Random) -> list[dict[str, object]]:
     out = []
     for i in range(n):
         u = MemoryUnit(
-            memory_id=memory_id("t", f"s{i % 7}", f"e{i}", 0), unit_index=0, tenant_id="t", session_id=f"s{i % 7}",
-            user_id="u", turn_id=f"e{i}", event_id=f"e{i}", ts=T0 - timedelta(hours=rng.uniform(0, 2000)),
-            text=" ".join(rng.choices(WORDS, k=12)), source_text="x", speaker=rng.choice(["Ann", "Bob"]),
-            unit_type=rng.choice(["complaint", "statement", "smalltalk"]), severity=rng.choice(["high", "medium", "low"]),
-            resolution_status=rng.choice(["pending", "resolved", "none"]), resolved_at=T0 - timedelta(hours=10),
-            emotion=EmotionLoad(stress=rng.random(), urgency=rng.random()), commitment_strength=rng.random(),
-            validity=Validity(validity_type=rng.choice(["permanent", "periodic", "transient"]),
-                              effective_to=T0 + timedelta(days=rng.uniform(-5, 30))),
+            memory_id=memory_id("t", f"s{i % 7}", f"e{i}", 0),
+            unit_index=0,
+            tenant_id="t",
+            session_id=f"s{i % 7}",
+            user_id="u",
+            turn_id=f"e{i}",
+            event_id=f"e{i}",
+            ts=T0 - timedelta(hours=rng.uniform(0, 2000)),
+            text=" ".join(rng.choices(WORDS, k=12)),
+            source_text="x",
+            speaker=rng.choice(["Ann", "Bob"]),
+            unit_type=rng.choice(["complaint", "statement", "smalltalk"]),
+            severity=rng.choice(["high", "medium", "low"]),
+            resolution_status=rng.choice(["pending", "resolved", "none"]),
+            resolved_at=T0 - timedelta(hours=10),
+            emotion=EmotionLoad(stress=rng.random(), urgency=rng.random()),
+            commitment_strength=rng.random(),
+            validity=Validity(
+                validity_type=rng.choice(["permanent", "periodic", "transient"]),
+                effective_to=T0 + timedelta(days=rng.uniform(-5, 30)),
+            ),
         )
         out.append(u.model_dump(mode="json"))
     return out

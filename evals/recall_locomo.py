@@ -106,7 +106,9 @@ def evaluate(data: Path, embedder_kind: str, candidate_limit: int) -> dict[str, 
     with tempfile.TemporaryDirectory() as tmp:
         store = QdrantEdgeStore(Path(tmp))
         store.ensure_collection(embedder.dim)
-        store.upsert([StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(units, vectors, strict=True)])
+        store.upsert(
+            [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(units, vectors, strict=True)]
+        )
         service = RecallService(store, embedder, tables, candidate_limit=candidate_limit)
         qvecs = embedder.query([str(q["question"]) for q in questions])
         stripped = embedder.query([analyse_query(str(q["question"]), tables.get()).semantic_text for q in questions])
@@ -116,26 +118,42 @@ def evaluate(data: Path, embedder_kind: str, candidate_limit: int) -> dict[str, 
             user = str(q["conv_id"])
             at = as_utc(datetime.fromisoformat(str(q["ts"])))
             gold = {str(t) for t in q["evidence_turn_ids"]}
-            request = RecallRequest(query_event_id=str(q["qid"]), session_id=f"{user}/eval", tenant_id=TENANT,
-                                    user_id=user, query_text=str(q["question"]), ts=at)
+            request = RecallRequest(
+                query_event_id=str(q["qid"]),
+                session_id=f"{user}/eval",
+                tenant_id=TENANT,
+                user_id=user,
+                query_text=str(q["question"]),
+                ts=at,
+            )
             started = time.perf_counter()
             ours = service.ranked_ids(request, max(KS))
             latencies.append((time.perf_counter() - started) * 1000)
-            flt = StoreFilter(match={"tenant_id": TENANT, "user_id": user}, valid_at=at.isoformat(), not_after=at.isoformat())
+            flt = StoreFilter(
+                match={"tenant_id": TENANT, "user_id": user}, valid_at=at.isoformat(), not_after=at.isoformat()
+            )
             dense = [h.id for h in store.search(qvecs[qi], flt, max(KS))]
             dense_names_out = [h.id for h in store.search(stripped[qi], flt, max(KS))]
             pool = by_user[user]
             bm = bm25_scores(tokenize(str(q["question"]), stop), [tokens[i] for i in pool])
             bm25 = [units[pool[j]].memory_id for j in np.argsort(-bm, kind="stable")[: max(KS)]]
             cat = f"{q['category']} {q['category_name']}"
-            for name, ranked in (("recallflow", ours), ("bm25", bm25), ("dense", dense), ("dense_names_removed", dense_names_out)):
+            for name, ranked in (
+                ("recallflow", ours),
+                ("bm25", bm25),
+                ("dense", dense),
+                ("dense_names_removed", dense_names_out),
+            ):
                 for k in KS:
                     results[name][f"{cat}@{k}"].append(_recall_at(ranked, gold, cover, k))
                     results[name][f"all@{k}"].append(_recall_at(ranked, gold, cover, k))
         store.close()
     lat = np.array(latencies)
-    print(f"recall latency over {len(lat)} questions: p50 {np.percentile(lat, 50):.1f} ms, p95 {np.percentile(lat, 95):.1f} ms "
-          f"(query embedding cached)", file=sys.stderr)
+    print(
+        f"recall latency over {len(lat)} questions: p50 {np.percentile(lat, 50):.1f} ms, p95 {np.percentile(lat, 95):.1f} ms "
+        f"(query embedding cached)",
+        file=sys.stderr,
+    )
     table: dict[str, dict[str, dict[int, float]]] = {}
     for name, cells in results.items():
         table[name] = defaultdict(dict)
@@ -147,7 +165,7 @@ def evaluate(data: Path, embedder_kind: str, candidate_limit: int) -> dict[str, 
 
 def report(table: dict[str, dict[str, dict[int, float]]], out: Callable[[str], None] = print) -> bool:
     """Print the table and the acceptance checks; True when all hold."""
-    cats = sorted(c for c in table["recallflow"] if c != "all") + ["all"]
+    cats = [*sorted(c for c in table["recallflow"] if c != "all"), "all"]
     out(f"{'system':<22}{'category':<16}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
     for name in ("recallflow", "bm25", "dense", "dense_names_removed"):
         for cat in cats:

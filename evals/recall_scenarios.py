@@ -55,8 +55,9 @@ class ScenarioVerifier:
         spec = self._answers.get(request.memory_id)
         if spec is None:
             raise VerifierError(f"no scenario answer for {request.memory_id}")
-        return VerifierAnswer(kind=self.kind, subject=request.subject, valid=bool(spec["valid"]),
-                              value=spec.get("value"), checked_at=NOW)
+        return VerifierAnswer(
+            kind=self.kind, subject=request.subject, valid=bool(spec["valid"]), value=spec.get("value"), checked_at=NOW
+        )
 
 
 def _at(hours_before: float) -> datetime:
@@ -75,15 +76,30 @@ def build_units(scenario: dict[str, Any]) -> tuple[list[MemoryUnit], str, dict[s
         emo = m.get("emotion")
         units.append(
             MemoryUnit(
-                memory_id=mid, unit_index=0, tenant_id=TENANT, session_id=f"{sid}-old", user_id=sid,
-                turn_id=f"{sid}-m{i}", event_id=f"{sid}-m{i}", ts=_at(m["h"]), text=m["text"], source_text=m["text"],
-                speaker=m.get("speaker"), speaker_role=m.get("role", "customer"), lang=scenario["lang"],
-                unit_type=m.get("type", "statement"), topic=m.get("topic"), severity=m.get("severity", "low"),
+                memory_id=mid,
+                unit_index=0,
+                tenant_id=TENANT,
+                session_id=f"{sid}-old",
+                user_id=sid,
+                turn_id=f"{sid}-m{i}",
+                event_id=f"{sid}-m{i}",
+                ts=_at(m["h"]),
+                text=m["text"],
+                source_text=m["text"],
+                speaker=m.get("speaker"),
+                speaker_role=m.get("role", "customer"),
+                lang=scenario["lang"],
+                unit_type=m.get("type", "statement"),
+                topic=m.get("topic"),
+                severity=m.get("severity", "low"),
                 resolution_status=m.get("status", "none"),
                 resolved_at=_at(m["resolved_h"]) if "resolved_h" in m else None,
-                commitment_strength=m.get("commit", 0.0), confidence_score=m.get("conf", 0.75),
+                commitment_strength=m.get("commit", 0.0),
+                confidence_score=m.get("conf", 0.75),
                 terms=tuple(m.get("terms", ())),
-                emotion=EmotionLoad(stress=emo[0], urgency=emo[1], certainty=emo[2], cooperation=emo[3]) if emo else EmotionLoad(),
+                emotion=EmotionLoad(stress=emo[0], urgency=emo[1], certainty=emo[2], cooperation=emo[3])
+                if emo
+                else EmotionLoad(),
                 validity=Validity(
                     validity_type=v.get("type", "permanent"),
                     effective_to=_at(v["to_h"]) if "to_h" in v else None,
@@ -103,7 +119,7 @@ def evaluate(path: Path, embedder_kind: str, show: bool) -> dict[str, dict[str, 
     embedder = CachedEmbedder(load_embedder(embedder_kind))
     built = [build_units(s) for s in scenarios]
     answers: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for s, (units, _, ans) in zip(scenarios, built, strict=True):
+    for units, _, ans in built:
         for u in units:
             if u.memory_id in ans and u.topic:
                 answers[u.topic][u.memory_id] = ans[u.memory_id]
@@ -117,12 +133,20 @@ def evaluate(path: Path, embedder_kind: str, show: bool) -> dict[str, dict[str, 
         store.ensure_collection(embedder.dim)
         all_units = [u for units, _, _ in built for u in units]
         vectors = embedder.passage([u.text for u in all_units])
-        store.upsert([StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(all_units, vectors, strict=True)])
+        store.upsert(
+            [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(all_units, vectors, strict=True)]
+        )
         guard = VerificationGuard(registry, pool, wait_s=1.0, answer_ttl_s=0.0)
         service = RecallService(store, embedder, HotTables(), verification=guard)
-        for s, (units, expected, _) in zip(scenarios, built, strict=True):
-            request = RecallRequest(query_event_id=f"{s['id']}-q", session_id=f"{s['id']}-now", tenant_id=TENANT,
-                                    user_id=s["id"], query_text=s["query"], ts=NOW)
+        for s, (_, expected, _) in zip(scenarios, built, strict=True):
+            request = RecallRequest(
+                query_event_id=f"{s['id']}-q",
+                session_id=f"{s['id']}-now",
+                tenant_id=TENANT,
+                user_id=s["id"],
+                query_text=s["query"],
+                ts=NOW,
+            )
             result = service.recall(request)
             ours = result.cues[0].memory_id if result.cues else None
             flt = StoreFilter(match={"tenant_id": TENANT, "user_id": s["id"]})

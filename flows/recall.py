@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from flows.verification import VerificationGuard
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.recent_actions import RecentActions
 from sinks.store.base import MemoryStore, StoreFilter
@@ -35,7 +36,6 @@ from state.recall_config import HotTables
 from state.recall_explain import build_cues
 from state.recall_query import analyse_query
 from state.recall_scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
-from flows.verification import VerificationGuard
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +168,12 @@ class RecallService:
         ids, payloads, sims, tiers = self._candidates(request, qvec)
         batch = candidate_batch(ids, payloads, sims, tables.stopwords)
         k = tables.validity.max_cues
-        statements = (*request.context, ContextTurn(event_id=request.query_event_id, ts=request.ts,
-                                                    text=request.query_text, speaker=request.speaker))
+        statements = (
+            *request.context,
+            ContextTurn(
+                event_id=request.query_event_id, ts=request.ts, text=request.query_text, speaker=request.speaker
+            ),
+        )
         outcomes: dict[int, VerifyOutcome] = {}
         arb = arbitrate(batch, outcomes, statements, tables)
         scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
@@ -211,13 +215,23 @@ class RecallService:
             explanation=explanation,
             debug_marker=marker,
         )
-        log.debug(json.dumps({"op": "recall", "event": request.query_event_id, "candidates": len(r.batch),
-                              "cues": len(cues), "ms": round((time.perf_counter() - started) * 1000, 2)}))
+        log.debug(
+            json.dumps(
+                {
+                    "op": "recall",
+                    "event": request.query_event_id,
+                    "candidates": len(r.batch),
+                    "cues": len(cues),
+                    "ms": round((time.perf_counter() - started) * 1000, 2),
+                }
+            )
+        )
         return result
 
     @staticmethod
-    def _decisions(batch: CandidateBatch, validity: Sequence[Any], arb: Arbitration, picked: Sequence[int]
-                   ) -> tuple[ValidityDecision, ...]:
+    def _decisions(
+        batch: CandidateBatch, validity: Sequence[Any], arb: Arbitration, picked: Sequence[int]
+    ) -> tuple[ValidityDecision, ...]:
         out: dict[int, ValidityDecision] = {}
         for d in (*validity, *arb.decisions):
             out[d.index] = ValidityDecision(memory_id=batch.ids[d.index], decision=d.decision, detail=d.detail)

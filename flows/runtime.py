@@ -21,13 +21,13 @@ from schemas.memory import MemoryUnit
 from schemas.recall import RecallResult
 from schemas.response import ResponseRequest
 from sinks.embedders import load_embedder
-from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
-from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
 from sinks.jsonl_sink import JsonlSink
 from sinks.kafka_sink import KafkaRecordSink
+from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
 from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore
 from sinks.store.sink import StoreSink
+from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
 from state.embedding import Embedder
 from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, HotTables
 from state.tool_guard import GuardConfig

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
+from functools import partial
 
 from schemas.errors import VerifierError
 from schemas.recall import VerifierAnswer
@@ -37,7 +38,7 @@ class VerificationGuard:
         self,
         registry: VerifierRegistry,
         pool: VerifierPool,
-        config: GuardConfig = GuardConfig(),
+        config: GuardConfig | None = None,
         *,
         wait_s: float = 0.25,
         answer_ttl_s: float = 60.0,
@@ -46,7 +47,7 @@ class VerificationGuard:
     ) -> None:
         self._registry = registry
         self._pool = pool
-        self._config = config
+        self._config = config or GuardConfig()
         self._wait_s = wait_s
         self._ttl = answer_ttl_s
         self._fallback_values = fallback_values or {}
@@ -131,7 +132,7 @@ class VerificationGuard:
             wait([f for f, _, _ in futures.values()], timeout=self._wait_s)
         for idx, (fut, pending, kind) in futures.items():
             if not fut.done():
-                fut.add_done_callback(lambda f, p=pending, k=kind: self._settle(f, p, k))
+                fut.add_done_callback(partial(self._settle, pending=pending, kind=kind))
                 outcomes[idx] = self._fallback(kind, f"no answer within {self._wait_s * 1000:.0f} ms")
                 continue
             self._settle(fut, pending, kind)
@@ -141,5 +142,9 @@ class VerificationGuard:
             else:
                 outcomes[idx] = VerifyOutcome("failed", f"{kind}: {exc}")
         if outcomes:
-            log.debug(json.dumps({"op": "verify", "items": len(items), "statuses": sorted(o.status for o in outcomes.values())}))
+            log.debug(
+                json.dumps(
+                    {"op": "verify", "items": len(items), "statuses": sorted(o.status for o in outcomes.values())}
+                )
+            )
         return outcomes

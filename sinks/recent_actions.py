@@ -107,10 +107,12 @@ class RedisRecentActions:
     def read(self, tenant_id: str, user_id: str, now: datetime, limit: int = 5) -> list[MemoryUnit]:
         t = now.timestamp()
         try:
-            ids = self._client.zrevrangebyscore(_ids_key(tenant_id, user_id), t, f"({t - self._window_s}", start=0, num=limit)
+            ids = self._client.zrevrangebyscore(
+                _ids_key(tenant_id, user_id), t, f"({t - self._window_s}", start=0, num=limit
+            )
             if not ids:
                 return []
-            blobs = self._client.hmget(_units_key(tenant_id, user_id), ids)
+            blobs = self._client.hmget(_units_key(tenant_id, user_id), [bytes(i) for i in ids])
         except redis.RedisError as exc:
             raise StateMirrorError(f"recent actions read failed: {exc}") from exc
         return [MemoryUnit.model_validate_json(b) for b in blobs if b is not None]

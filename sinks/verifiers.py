@@ -111,7 +111,11 @@ class HttpVerifier:
 
     def _log(self, request: VerifyRequest, started: float, outcome: str) -> None:
         ms = round((time.perf_counter() - started) * 1000, 2)
-        log.info(json.dumps({"op": "verifier.check", "kind": self.kind, "subject": request.subject, "outcome": outcome, "ms": ms}))
+        log.info(
+            json.dumps(
+                {"op": "verifier.check", "kind": self.kind, "subject": request.subject, "outcome": outcome, "ms": ms}
+            )
+        )
 
     def close(self) -> None:
         self._client.close()

@@ -90,13 +90,25 @@ def arbitrate(
             factors[i] = 0.0
             quote = beaten_by_user.text[:80]
             decisions.append(Decision(i, "superseded", f"user said at {beaten_by_user.ts.isoformat()}: {quote}"))
-            evidence.append(EvidenceLink(winner="user_statement", loser="memory", memory_id=mid,
-                                         detail=f"explicit statement in {beaten_by_user.event_id} ({quote}) "
-                                                f"is newer than memory of {batch.payloads[i].get('ts')}"))
+            evidence.append(
+                EvidenceLink(
+                    winner="user_statement",
+                    loser="memory",
+                    memory_id=mid,
+                    detail=f"explicit statement in {beaten_by_user.event_id} ({quote}) "
+                    f"is newer than memory of {batch.payloads[i].get('ts')}",
+                )
+            )
             if outcome is not None and outcome.answer is not None:
-                evidence.append(EvidenceLink(winner="user_statement", loser="verifier", memory_id=mid,
-                                             detail=f"user statement overrides {outcome.answer.kind} verifier "
-                                                    f"answer {outcome.answer.value!r}"))
+                evidence.append(
+                    EvidenceLink(
+                        winner="user_statement",
+                        loser="verifier",
+                        memory_id=mid,
+                        detail=f"user statement overrides {outcome.answer.kind} verifier "
+                        f"answer {outcome.answer.value!r}",
+                    )
+                )
             continue
         if outcome is None:
             continue
@@ -107,9 +119,15 @@ def arbitrate(
             decisions.append(Decision(i, "superseded", outcome.detail))
             answer = outcome.answer
             value = f"{answer.value!r} at {answer.checked_at.isoformat()}" if answer else "no longer valid"
-            evidence.append(EvidenceLink(winner="verifier", loser="memory", memory_id=mid,
-                                         detail=f"fresh verifier answer {value} beats memory of "
-                                                f"{batch.payloads[i].get('ts')}: {outcome.detail}"))
+            evidence.append(
+                EvidenceLink(
+                    winner="verifier",
+                    loser="memory",
+                    memory_id=mid,
+                    detail=f"fresh verifier answer {value} beats memory of "
+                    f"{batch.payloads[i].get('ts')}: {outcome.detail}",
+                )
+            )
         elif outcome.status == "fallback":
             factors[i] = policy.fallback_factor
             fallback.add(i)

@@ -151,8 +151,11 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
     )
     cues_doc = _section(lexicon, "cues", "lexicon")
     cues = tuple(
-        CueFamily(name, _num(spec, "weight", f"lexicon.cues.{name}", 0.0, 1.0),
-                  tuple(w.lower() for w in _words(spec.get("words"), f"lexicon.cues.{name}.words")))
+        CueFamily(
+            name,
+            _num(spec, "weight", f"lexicon.cues.{name}", 0.0, 1.0),
+            tuple(w.lower() for w in _words(spec.get("words"), f"lexicon.cues.{name}.words")),
+        )
         for name, spec in cues_doc.items()
     )
     emo_doc = _section(lexicon, "query_emotion", "lexicon")

@@ -26,7 +26,9 @@ def cue_id(memory_id: str) -> str:
 
 
 def debug_marker(cid: str, css: float) -> str:
-    """>>> debug_marker("CUE-7891", 0.8712)
+    """The admin marker for one cue.
+
+    >>> debug_marker("CUE-7891", 0.8712)
     '[DEBUG:cue=CUE-7891,css=0.871]'
     """
     return f"[DEBUG:cue={cid},css={css:.3f}]"

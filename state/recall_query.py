@@ -78,7 +78,8 @@ def query_emotion(families: Sequence[str], tables: RecallTables) -> npt.NDArray[
     vecs = [tables.query_emotion[f] for f in families if f in tables.query_emotion]
     if not vecs:
         vecs = [tables.query_emotion["neutral"]]
-    return np.asarray(vecs, dtype=np.float64).mean(axis=0)
+    mean: npt.NDArray[np.float64] = np.asarray(vecs, dtype=np.float64).mean(axis=0)
+    return mean
 
 
 def name_candidates(text: str, known_people: Iterable[str], tables: RecallTables) -> tuple[str, ...]:
@@ -108,10 +109,7 @@ def strip_names(text: str, names: Sequence[str]) -> str:
     """
     out = text
     for name in sorted(names, key=len, reverse=True):
-        if name.isascii():
-            out = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", " ", out)
-        else:
-            out = out.replace(name, " ")
+        out = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", " ", out) if name.isascii() else out.replace(name, " ")
     out = re.sub(r"\s+", " ", out).strip()
     out = re.sub(r"\s+([?!.,])", r"\1", out)
     return out if tokenize(out) else text

@@ -103,7 +103,9 @@ def candidate_batch(
         session=session,
         emotion=emotion,
         severity=np.array([_SEVERITY_CODES.get(str(p.get("severity")), 2) for p in payloads], dtype=np.int64),
-        resolution=np.array([_RESOLUTION_CODES.get(str(p.get("resolution_status")), 2) for p in payloads], dtype=np.int64),
+        resolution=np.array(
+            [_RESOLUTION_CODES.get(str(p.get("resolution_status")), 2) for p in payloads], dtype=np.int64
+        ),
         resolved_at=np.array([_epoch(p.get("resolved_at")) for p in payloads]),
         commitment=np.array([float(p.get("commitment_strength", 0.0)) for p in payloads]),
         confidence=np.array([float(p.get("confidence_score", 0.75)) for p in payloads]),
@@ -158,7 +160,12 @@ def _cycle_active(pattern: str | None, now: datetime) -> bool:
 
 
 def validity_filter(
-    batch: CandidateBatch, now: datetime, tables: RecallTables, *, needs_certainty: bool, class_topics: frozenset[str] | None
+    batch: CandidateBatch,
+    now: datetime,
+    tables: RecallTables,
+    *,
+    needs_certainty: bool,
+    class_topics: frozenset[str] | None,
 ) -> tuple[B, list[Decision]]:
     """Which candidates may be recalled at `now`: never expired, not yet effective, off-cycle,
     below `min_confidence` when certainty is needed, or tagged with another class's topic."""

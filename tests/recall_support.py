@@ -54,7 +54,9 @@ def fill_store(path: Path, embedder: Embedder, units: Sequence[MemoryUnit]) -> Q
     return store
 
 
-def ask(text: str, *, at: datetime, tenant: str = "t1", user: str = "u1", event: str = "q1", **fields: Any) -> RecallRequest:
+def ask(
+    text: str, *, at: datetime, tenant: str = "t1", user: str = "u1", event: str = "q1", **fields: Any
+) -> RecallRequest:
     return RecallRequest(
         query_event_id=event, session_id="s-now", tenant_id=tenant, user_id=user, query_text=text, ts=at, **fields
     )

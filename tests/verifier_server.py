@@ -38,7 +38,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path
         self.server.hits[path.split("/")[1]] += 1  # type: ignore[attr-defined]
         if path == "/ok":
-            self._send(200, json.dumps({"valid": True, "value": "operational", "subject": request.get("subject")}).encode())
+            self._send(
+                200, json.dumps({"valid": True, "value": "operational", "subject": request.get("subject")}).encode()
+            )
         elif path == "/down":
             self._send(200, json.dumps({"valid": False, "value": "maintenance"}).encode())
         elif path == "/fail":

@@ -24,22 +24,46 @@ T = datetime(2025, 6, 8, 9, tzinfo=UTC)
 
 
 def _event(i: int, role: str, text: str, tenant: str = "acme", session: str = "s-new") -> RawRecord:
-    doc = {"event_id": f"ev{i}", "session_id": session, "tenant_id": tenant, "user_id": "u1", "ts": (T + timedelta(seconds=i)).isoformat(),
-           "speaker": "李雷" if role == "customer" else "客服小王", "speaker_role": role, "text": text}
+    doc = {
+        "event_id": f"ev{i}",
+        "session_id": session,
+        "tenant_id": tenant,
+        "user_id": "u1",
+        "ts": (T + timedelta(seconds=i)).isoformat(),
+        "speaker": "李雷" if role == "customer" else "客服小王",
+        "speaker_role": role,
+        "text": text,
+    }
     return RawRecord(source=f"test:{i}", payload=json.dumps(doc, ensure_ascii=False).encode())
 
 
 def _run(tmp_path: Path, settings: Settings, records: list[RawRecord]) -> tuple[list, list, QdrantEdgeStore]:
-    store = fill_store(tmp_path, EMB, [
-        unit("客服态度很差，我要投诉", n=1, tenant="acme", unit_type="complaint", topic="service_attitude",
-             severity="high", resolution_status="pending", ts=T - timedelta(days=6)),
-        unit("另一个租户：客服态度很差", n=2, tenant="other", ts=T - timedelta(days=6)),
-    ])
+    store = fill_store(
+        tmp_path,
+        EMB,
+        [
+            unit(
+                "客服态度很差，我要投诉",
+                n=1,
+                tenant="acme",
+                unit_type="complaint",
+                topic="service_attitude",
+                severity="high",
+                resolution_status="pending",
+                ts=T - timedelta(days=6),
+            ),
+            unit("另一个租户：客服态度很差", n=2, tenant="other", ts=T - timedelta(days=6)),
+        ],
+    )
     service = RecallService(store, EMB, HotTables())
     results: list = []
     responses: list = []
-    outputs = OutputSpec(deadletters=[], memory_points=[StoreSink(lambda: store, EMB.dim)],
-                         recall_results=[TestingSink(results)], response_requests=[TestingSink(responses)])
+    outputs = OutputSpec(
+        deadletters=[],
+        memory_points=[StoreSink(lambda: store, EMB.dim)],
+        recall_results=[TestingSink(results)],
+        response_requests=[TestingSink(responses)],
+    )
     flow = build_flow(settings, SourceInput(TestingSource(records)), outputs, embedder=EMB, recall=service)
     run_main(flow)
     return results, responses, store
@@ -60,12 +84,14 @@ def test_customer_turns_get_explained_recall_and_a_response_request(tmp_path: Pa
     assert "[DEBUG:cue=" in last.debug_marker
     assert all(c.text != "另一个租户：客服态度很差" for r in results for c in r.cues)
     assert [r.query_event_id for r in responses] == ["ev1", "ev3"]
-    assert responses[-1].cues == last.cues and responses[-1].task_id is not None
+    assert responses[-1].cues == last.cues
+    assert responses[-1].task_id is not None
     store.close()
 
 
 def test_the_override_switch_turns_recall_off(tmp_path: Path) -> None:
     settings = Settings(recall=RecallSettings(enabled=False))
     results, responses, store = _run(tmp_path, settings, [_event(1, "customer", "客服态度又这么差")])
-    assert results == [] and responses == []
+    assert results == []
+    assert responses == []
     store.close()

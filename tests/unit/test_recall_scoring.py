@@ -23,10 +23,22 @@ def _batch(units, sims=None):
 def test_components_follow_the_spec_formulas() -> None:
     resolved_at = NOW - timedelta(hours=84)
     units = [
-        unit("complaint pending", n=1, ts=NOW - timedelta(hours=24), severity="high", resolution_status="pending",
-             commitment_strength=0.7),
-        unit("complaint resolved", n=2, ts=NOW - timedelta(hours=100), severity="medium", resolution_status="resolved",
-             resolved_at=resolved_at),
+        unit(
+            "complaint pending",
+            n=1,
+            ts=NOW - timedelta(hours=24),
+            severity="high",
+            resolution_status="pending",
+            commitment_strength=0.7,
+        ),
+        unit(
+            "complaint resolved",
+            n=2,
+            ts=NOW - timedelta(hours=100),
+            severity="medium",
+            resolution_status="resolved",
+            resolved_at=resolved_at,
+        ),
         unit("chit chat", n=3, ts=NOW - timedelta(hours=1)),
     ]
     s = score_pool(analyse_query("any update", TABLES), _batch(units), TABLES, NOW)
@@ -40,7 +52,9 @@ def test_components_follow_the_spec_formulas() -> None:
 
 
 def test_resolution_gap_bottoms_out_after_a_week() -> None:
-    u = unit("old", n=1, ts=NOW - timedelta(days=30), resolution_status="resolved", resolved_at=NOW - timedelta(days=20))
+    u = unit(
+        "old", n=1, ts=NOW - timedelta(days=30), resolution_status="resolved", resolved_at=NOW - timedelta(days=20)
+    )
     s = score_pool(analyse_query("x", TABLES), _batch([u]), TABLES, NOW)
     assert math.isclose(s.resolution_gap[0], 0.1)
 
@@ -48,14 +62,31 @@ def test_resolution_gap_bottoms_out_after_a_week() -> None:
 def test_expired_not_yet_valid_off_cycle_and_low_confidence_are_not_eligible() -> None:
     monday = datetime(2025, 6, 2, 12, tzinfo=UTC)
     units = [
-        unit("expired promo", n=1, ts=monday - timedelta(days=3),
-             validity=Validity(validity_type="periodic", effective_to=monday - timedelta(hours=1))),
-        unit("future promo", n=2, ts=monday - timedelta(days=3),
-             validity=Validity(validity_type="periodic", effective_from=monday + timedelta(days=1))),
-        unit("tuesday rule", n=3, ts=monday - timedelta(days=3),
-             validity=Validity(validity_type="periodic", cycle_pattern="every_tuesday")),
+        unit(
+            "expired promo",
+            n=1,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", effective_to=monday - timedelta(hours=1)),
+        ),
+        unit(
+            "future promo",
+            n=2,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", effective_from=monday + timedelta(days=1)),
+        ),
+        unit(
+            "tuesday rule",
+            n=3,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", cycle_pattern="every_tuesday"),
+        ),
         unit("hedged", n=4, ts=monday - timedelta(days=3), confidence_score=0.3),
-        unit("fine", n=5, ts=monday - timedelta(days=3), validity=Validity(validity_type="periodic", cycle_pattern="weekdays")),
+        unit(
+            "fine",
+            n=5,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", cycle_pattern="weekdays"),
+        ),
     ]
     mask, decisions = validity_filter(_batch(units), monday, TABLES, needs_certainty=True, class_topics=None)
     assert mask.tolist() == [False, False, False, False, True]
@@ -75,8 +106,16 @@ def test_same_problem_again_lifts_the_open_severe_complaint_over_chit_chat() -> 
     upset = EmotionLoad(stress=0.9, urgency=0.6, certainty=0.5, cooperation=0.2)
     units = [
         unit("客服小王人挺好的，态度不错", n=1, ts=NOW - timedelta(hours=2), unit_type="smalltalk"),
-        unit("客服态度很差，我要投诉", n=2, ts=NOW - timedelta(days=6), unit_type="complaint", topic="service_attitude",
-             severity="high", resolution_status="pending", emotion=upset),
+        unit(
+            "客服态度很差，我要投诉",
+            n=2,
+            ts=NOW - timedelta(days=6),
+            unit_type="complaint",
+            topic="service_attitude",
+            severity="high",
+            resolution_status="pending",
+            emotion=upset,
+        ),
     ]
     q = analyse_query("客服态度又这么差，太失望了", TABLES)
     s = score_pool(q, _batch(units, sims=[0.9, 0.8]), TABLES, NOW)  # plain vector search prefers the chit-chat
@@ -124,8 +163,15 @@ def test_empty_pool() -> None:
 
 _unit = st.builds(
     lambda i, hours, sev, res, stress, conf, sim: (
-        unit(f"memory {i} text", n=i, ts=NOW - timedelta(hours=hours), severity=sev, resolution_status=res,
-             emotion=EmotionLoad(stress=stress), confidence_score=conf),
+        unit(
+            f"memory {i} text",
+            n=i,
+            ts=NOW - timedelta(hours=hours),
+            severity=sev,
+            resolution_status=res,
+            emotion=EmotionLoad(stress=stress),
+            confidence_score=conf,
+        ),
         sim,
     ),
     st.integers(0, 10_000),
@@ -139,8 +185,10 @@ _unit = st.builds(
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_unit, max_size=25, unique_by=lambda x: x[0].memory_id), st.sampled_from(
-    ["客服态度又这么差", "where is my parcel", "hello", "双十一优惠"]))
+@given(
+    st.lists(_unit, max_size=25, unique_by=lambda x: x[0].memory_id),
+    st.sampled_from(["客服态度又这么差", "where is my parcel", "hello", "双十一优惠"]),
+)
 def test_scores_stay_in_range_and_top_k_is_eligible_and_sorted(pairs, text: str) -> None:
     units = [p[0] for p in pairs]
     s = score_pool(analyse_query(text, TABLES), _batch(units, [p[1] for p in pairs]), TABLES, NOW)
@@ -148,5 +196,6 @@ def test_scores_stay_in_range_and_top_k_is_eligible_and_sorted(pairs, text: str)
         assert ((comp >= -1e-9) & (comp <= 1 + 1e-9)).all()
     assert ((s.css >= 0) & (s.css <= 1.1 + 1e-9)).all()
     top = top_indices(s, 3)
-    assert len(top) <= 3 and all(s.eligible[i] for i in top)
+    assert len(top) <= 3
+    assert all(s.eligible[i] for i in top)
     assert [s.final[i] for i in top] == sorted((s.final[i] for i in top), reverse=True)

@@ -27,18 +27,47 @@ UPSET = EmotionLoad(stress=0.9, urgency=0.6, certainty=0.5, cooperation=0.2)
 WAREHOUSE = dict(topic="warehouse_status", terms=("东莞仓",), validity=Validity(validity_type="transient"))
 
 UNITS = [
-    unit("客服态度很差，我要投诉", n=1, unit_type="complaint", topic="service_attitude", severity="high",
-         resolution_status="pending", emotion=UPSET),
+    unit(
+        "客服态度很差，我要投诉",
+        n=1,
+        unit_type="complaint",
+        topic="service_attitude",
+        severity="high",
+        resolution_status="pending",
+        emotion=UPSET,
+    ),
     unit("客服小王人挺好的，态度不错", n=2, unit_type="smalltalk", ts=NOW - timedelta(hours=3)),
-    unit("双十一全场满300减50", n=3, topic="promotion",
-         validity=Validity(validity_type="periodic", effective_to=NOW - timedelta(days=1))),
-    unit("618大促满200减30", n=4, topic="promotion",
-         validity=Validity(validity_type="periodic", effective_to=NOW + timedelta(days=10))),
+    unit(
+        "双十一全场满300减50",
+        n=3,
+        topic="promotion",
+        validity=Validity(validity_type="periodic", effective_to=NOW - timedelta(days=1)),
+    ),
+    unit(
+        "618大促满200减30",
+        n=4,
+        topic="promotion",
+        validity=Validity(validity_type="periodic", effective_to=NOW + timedelta(days=10)),
+    ),
     unit("东莞仓维护中，暂停发货", n=5, **WAREHOUSE),
-    unit("客服态度很差，另一个租户的投诉", n=6, tenant="t2", unit_type="complaint", severity="high",
-         resolution_status="pending", emotion=UPSET),
-    unit("客服态度很差，另一个用户的投诉", n=7, user="u2", unit_type="complaint", severity="high",
-         resolution_status="pending", emotion=UPSET),
+    unit(
+        "客服态度很差，另一个租户的投诉",
+        n=6,
+        tenant="t2",
+        unit_type="complaint",
+        severity="high",
+        resolution_status="pending",
+        emotion=UPSET,
+    ),
+    unit(
+        "客服态度很差，另一个用户的投诉",
+        n=7,
+        user="u2",
+        unit_type="complaint",
+        severity="high",
+        resolution_status="pending",
+        emotion=UPSET,
+    ),
     unit("满100减20优惠券，另一个租户", n=8, tenant="t2", topic="promotion"),
 ]
 
@@ -64,10 +93,12 @@ def test_same_problem_again_finds_the_open_complaint_with_reasons(store: QdrantE
     top = r.cues[0]
     assert top.text == "客服态度很差，我要投诉"
     assert r.question_class == "after_sales"
-    assert "still pending" in top.explanation and "emotion match" in top.explanation
+    assert "still pending" in top.explanation
+    assert "emotion match" in top.explanation
     assert top.explanation.startswith(top.cue_id + " complaint about service_attitude, ")
     assert r.debug_marker.startswith(f"[DEBUG:cue={top.cue_id},css=")
-    assert top.components.resolution_gap == 1.0 and top.components.severity == 1.0
+    assert top.components.resolution_gap == 1.0
+    assert top.components.severity == 1.0
     assert len(r.cues) <= 3
 
 
@@ -122,21 +153,27 @@ def test_a_failing_verifier_downweights_then_the_breaker_opens(store: QdrantEdge
     with verifier_server() as (url, hits):
         plain = _service(store, verification=_guarded(url, "/ok")).recall(ask("东莞仓发货了吗", at=NOW))
         verified = _warehouse_cue(plain)
-        assert verified is not None and "verified now" in verified.explanation
+        assert verified is not None
+        assert "verified now" in verified.explanation
         guard = _guarded(url, "/fail")
         svc = _service(store, verification=guard)
         results = [svc.recall(ask("东莞仓发货了吗", at=NOW, event=f"q{i}")) for i in range(3)]
         for r in results:
             cue = _warehouse_cue(r)
-            assert cue is not None and cue.score < verified.score
+            assert cue is not None
+            assert cue.score < verified.score
             assert any(d.decision == "verify_failed_downweighted" for d in r.validity_decisions)
         assert hits["fail"] == 2  # the third recall found the breaker open
-        assert "breaker open" in next(d.detail for d in results[2].validity_decisions if d.decision.startswith("verify"))
+        assert "breaker open" in next(
+            d.detail for d in results[2].validity_decisions if d.decision.startswith("verify")
+        )
 
 
 def test_a_failing_verifier_drops_the_fact_when_configured(store: QdrantEdgeStore, tmp_path: Path) -> None:
     with verifier_server() as (url, _):
-        svc = _service(store, verification=_guarded(url, "/fail"), tables=_tables_with(tmp_path, on_verify_failure="drop"))
+        svc = _service(
+            store, verification=_guarded(url, "/fail"), tables=_tables_with(tmp_path, on_verify_failure="drop")
+        )
         r = svc.recall(ask("东莞仓发货了吗", at=NOW))
         assert _warehouse_cue(r) is None
         assert any(d.decision == "verify_failed_dropped" for d in r.validity_decisions)

@@ -45,7 +45,8 @@ def test_slow_p95_degrades_to_the_fallback() -> None:
         record(s, float(i), ok=True, latency_ms=1500.0, config=C)
     assert p95_ms(s, C) == 1500.0
     a = admit(s, "u", 10.0, C)
-    assert a.verdict == "degraded" and "p95" in a.reason
+    assert a.verdict == "degraded"
+    assert "p95" in a.reason
 
 
 def test_health_formula_and_thresholds() -> None:
@@ -59,7 +60,8 @@ def test_health_formula_and_thresholds() -> None:
     for i in range(10, 40):
         record(s, float(i), ok=False, latency_ms=2000.0, config=cfg)
     a = admit(s, "u", 41.0, cfg)
-    assert a.verdict == "breaker_open" and "health" in a.reason
+    assert a.verdict == "breaker_open"
+    assert "health" in a.reason
     assert s.breaker_until == 41.0 + cfg.breaker_s
 
 

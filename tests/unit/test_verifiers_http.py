@@ -17,19 +17,29 @@ def _req(subject: str = "dongguan", kind: str = "warehouse_status") -> VerifyReq
     return VerifyRequest(kind=kind, subject=subject, text="东莞仓维护中", memory_id="m1", tenant_id="t", user_id="u")
 
 
-def _guard(url: str, path: str, *, wait_s: float = 1.0, timeout_s: float = 2.0, config: GuardConfig = GuardConfig(),
-           ttl: float = 60.0) -> tuple[VerificationGuard, VerifierPool]:
+def _guard(
+    url: str,
+    path: str,
+    *,
+    wait_s: float = 1.0,
+    timeout_s: float = 2.0,
+    config: GuardConfig = GuardConfig(),
+    ttl: float = 60.0,
+) -> tuple[VerificationGuard, VerifierPool]:
     registry = VerifierRegistry()
     registry.register(HttpVerifier("warehouse_status", url + path, timeout_s=timeout_s))
     pool = VerifierPool(4)
-    return VerificationGuard(registry, pool, config, wait_s=wait_s, answer_ttl_s=ttl,
-                             fallback_values={"warehouse_status": "operational"}), pool
+    return VerificationGuard(
+        registry, pool, config, wait_s=wait_s, answer_ttl_s=ttl, fallback_values={"warehouse_status": "operational"}
+    ), pool
 
 
 def test_http_verifier_answers_and_each_failure_is_a_verifier_error() -> None:
     with verifier_server() as (url, hits):
         ok = HttpVerifier("warehouse_status", url + "/ok").check(_req())
-        assert ok.valid and ok.value == "operational" and ok.kind == "warehouse_status"
+        assert ok.valid
+        assert ok.value == "operational"
+        assert ok.kind == "warehouse_status"
         assert not HttpVerifier("warehouse_status", url + "/down").check(_req()).valid
         with pytest.raises(VerifierError, match="HTTP 500"):
             HttpVerifier("k", url + "/fail").check(_req())
@@ -43,7 +53,8 @@ def test_http_verifier_answers_and_each_failure_is_a_verifier_error() -> None:
         with pytest.raises(VerifierError, match="timed out") as slow:
             HttpVerifier("k", url + "/slow/600", timeout_s=0.2).check(_req())
         assert slow.value.timed_out
-        assert hits["ok"] == 1 and hits["fail"] == 1
+        assert hits["ok"] == 1
+        assert hits["fail"] == 1
 
 
 def test_transport_errors_and_bad_urls() -> None:
@@ -68,7 +79,8 @@ def test_breaker_opens_after_two_failures_and_stops_calling() -> None:
         second = guard.verify([(0, _req("b"))], "u1")
         assert first[0].status == second[0].status == "failed"
         third = guard.verify([(0, _req("c"))], "u1")
-        assert third[0].status == "failed" and "breaker open" in third[0].detail
+        assert third[0].status == "failed"
+        assert "breaker open" in third[0].detail
         assert hits["fail"] == 2
         assert guard.state("warehouse_status").breaker_until is not None
         pool.close()
@@ -80,10 +92,12 @@ def test_a_slow_verifier_never_blocks_and_its_late_answer_is_used_next_time() ->
         started = time.perf_counter()
         out = guard.verify([(0, _req())], "u1")
         assert time.perf_counter() - started < 0.3
-        assert out[0].status == "fallback" and "operational" in out[0].detail
+        assert out[0].status == "fallback"
+        assert "operational" in out[0].detail
         time.sleep(0.6)
         again = guard.verify([(0, _req())], "u1")
-        assert again[0].status == "verified" and "cached" in again[0].detail
+        assert again[0].status == "verified"
+        assert "cached" in again[0].detail
         assert hits["slow"] == 1
         pool.close()
 
@@ -94,7 +108,8 @@ def test_p95_over_the_limit_degrades_to_the_fallback() -> None:
         for subject in ("a", "b", "c"):  # one slow call is jitter; three are a trend
             assert guard.verify([(0, _req(subject))], "u" + subject)[0].status == "verified"
         out = guard.verify([(0, _req("d"))], "u1")[0]
-        assert out.status == "fallback" and "p95" in out.detail
+        assert out.status == "fallback"
+        assert "p95" in out.detail
         assert hits["slow"] == 3
         pool.close()
 
