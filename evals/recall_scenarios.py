@@ -114,9 +114,11 @@ def build_units(scenario: dict[str, Any]) -> tuple[list[MemoryUnit], str, dict[s
     return units, expected, answers
 
 
-def evaluate(path: Path, embedder_kind: str, show: bool) -> dict[str, dict[str, list[bool]]]:
+def evaluate(
+    path: Path, embedder_kind: str, show: bool, cache_dir: Path = Path("var/eval_cache")
+) -> dict[str, dict[str, list[bool]]]:
     scenarios = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    embedder = CachedEmbedder(load_embedder(embedder_kind))
+    embedder = CachedEmbedder(load_embedder(embedder_kind), cache_dir)
     built = [build_units(s) for s in scenarios]
     answers: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for units, _, ans in built:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from flows.verification import VerificationGuard
+from schemas.errors import StateMirrorError, StoreError
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.recent_actions import RecentActions
 from sinks.store.base import MemoryStore, StoreFilter
@@ -71,7 +72,7 @@ class RecallService:
         embedder: Embedder,
         tables: HotTables,
         *,
-        candidate_limit: int = 150,
+        candidate_limit: int = 100,
         recent: RecentActions | None = None,
         recent_limit: int = 5,
         verification: VerificationGuard | None = None,
@@ -119,7 +120,11 @@ class RecallService:
         for h in hits:
             admit(h.id, h.payload, h.score, "long_term")
         if self._recent is not None and request.user_id is not None and self._recent_limit:
-            recent = self._recent.read(request.tenant_id, request.user_id, request.ts, self._recent_limit)
+            try:
+                recent = self._recent.read(request.tenant_id, request.user_id, request.ts, self._recent_limit)
+            except StateMirrorError as exc:  # a read model: without it recall still has the store
+                log.warning(json.dumps({"op": "recall.recent_tier", "error": str(exc)}))
+                recent = []
             position = {mid: i for i, mid in enumerate(ids)}
             for u in recent:  # a recent action already among the long-term hits is still recent
                 if u.memory_id in position:
@@ -240,5 +245,29 @@ class RecallService:
         return tuple(out[i] for i in sorted(out))
 
     def run_batch(self, requests: list[RecallRequest]) -> list[tuple[RecallRequest, RecallResult]]:
-        """The flow's batch map: each request with its result, in order."""
-        return [(r, self.recall(r)) for r in requests]
+        """The flow's batch map: each request with its result, in order.
+
+        A store that fails (after its own retries) degrades one recall to an empty, explained
+        result instead of stopping the dataflow; the responder then answers without cues.
+        """
+        out: list[tuple[RecallRequest, RecallResult]] = []
+        for r in requests:
+            try:
+                out.append((r, self.recall(r)))
+            except StoreError as exc:
+                log.warning(json.dumps({"op": "recall", "event": r.query_event_id, "error": str(exc)}))
+                out.append(
+                    (
+                        r,
+                        RecallResult(
+                            query_event_id=r.query_event_id,
+                            session_id=r.session_id,
+                            tenant_id=r.tenant_id,
+                            user_id=r.user_id,
+                            query_text=r.query_text,
+                            ts=r.ts,
+                            explanation=f"recall unavailable: {exc}",
+                        ),
+                    )
+                )
+        return out

@@ -78,7 +78,7 @@ class RecallSettings(_Section):
     """Scored recall (SPEC §5.8). Weights and lexicon are data files, hot-reloaded."""
 
     enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
-    candidate_limit: int = Field(default=150, gt=0, le=2000, description="long-term candidates fetched per question")
+    candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
     context_turns: int = Field(default=3, ge=0, le=3, description="last turns kept as immediate context (not retrieved)")
     recent_limit: int = Field(default=5, ge=0, le=50, description="recent actions read from the 7-day tier")
     recent_window_s: int = Field(default=7 * 24 * 3600, gt=0, description="recent-actions tier window and TTL")

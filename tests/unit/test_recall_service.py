@@ -11,6 +11,7 @@ import yaml
 
 from flows.recall import RecallService
 from flows.verification import VerificationGuard
+from schemas.errors import StateMirrorError, StoreError
 from schemas.memory import EmotionLoad, Validity
 from schemas.recall import ContextTurn
 from sinks.embedders import load_embedder
@@ -209,3 +210,27 @@ def test_run_batch_pairs_requests_with_results(store: QdrantEdgeStore) -> None:
     reqs = [ask("客服态度", at=NOW, event="a"), ask("优惠", at=NOW, event="b")]
     out = _service(store).run_batch(reqs)
     assert [(q.query_event_id, r.query_event_id) for q, r in out] == [("a", "a"), ("b", "b")]
+
+
+class _BrokenStore:
+    name = "broken"
+
+    def search(self, *args: object, **kwargs: object) -> list:
+        raise StoreError("store is down")
+
+
+class _BrokenRecent:
+    def read(self, *args: object, **kwargs: object) -> list:
+        raise StateMirrorError("redis is down")
+
+
+def test_a_failing_store_degrades_to_an_empty_explained_result() -> None:
+    svc = RecallService(_BrokenStore(), EMB, HotTables())  # type: ignore[arg-type]
+    ((_, result),) = svc.run_batch([ask("客服态度", at=NOW)])
+    assert result.cues == ()
+    assert "recall unavailable" in result.explanation
+
+
+def test_a_failing_recent_tier_is_skipped(store: QdrantEdgeStore) -> None:
+    r = _service(store, recent=_BrokenRecent()).recall(ask("客服态度又这么差", at=NOW))
+    assert r.cues[0].text == "客服态度很差，我要投诉"
