@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, cast
 
 import redis
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
@@ -112,7 +112,7 @@ class RedisRecentActions:
             )
             if not ids:
                 return []
-            blobs = self._client.hmget(_units_key(tenant_id, user_id), [bytes(i) for i in ids])
+            blobs = self._client.hmget(_units_key(tenant_id, user_id), cast(list[bytes], ids))
         except redis.RedisError as exc:
             raise StateMirrorError(f"recent actions read failed: {exc}") from exc
         return [MemoryUnit.model_validate_json(b) for b in blobs if b is not None]

@@ -65,7 +65,6 @@ class ClassSpec:
     name: str
     keywords: tuple[str, ...]
     topics: frozenset[str]
-    entity_kinds: frozenset[str]
     needs_certainty: bool
     css_boost: float
 
@@ -143,7 +142,6 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
             name=name,
             keywords=tuple(w.lower() for w in _words(spec.get("keywords"), f"lexicon.classes.{name}.keywords")),
             topics=frozenset(_words(spec.get("topics"), f"lexicon.classes.{name}.topics")),
-            entity_kinds=frozenset(_words(spec.get("entity_kinds", []), f"lexicon.classes.{name}.entity_kinds")),
             needs_certainty=bool(spec.get("needs_certainty", False)),
             css_boost=_num(spec, "css_boost", f"lexicon.classes.{name}", 0.0, 2.0) if "css_boost" in spec else 0.0,
         )

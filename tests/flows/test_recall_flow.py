@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bytewax.testing import TestingSink, TestingSource, run_main
+from bytewax.testing import TestingSink, TestingSource, cluster_main, run_main
 
 from flows.build import build_flow
 from flows.io import OutputSpec, SourceInput
@@ -37,7 +37,9 @@ def _event(i: int, role: str, text: str, tenant: str = "acme", session: str = "s
     return RawRecord(source=f"test:{i}", payload=json.dumps(doc, ensure_ascii=False).encode())
 
 
-def _run(tmp_path: Path, settings: Settings, records: list[RawRecord]) -> tuple[list, list, QdrantEdgeStore]:
+def _run(
+    tmp_path: Path, settings: Settings, records: list[RawRecord], workers: int = 1, *, write_units: bool = True
+) -> tuple[list, list, QdrantEdgeStore]:
     store = fill_store(
         tmp_path,
         EMB,
@@ -60,12 +62,17 @@ def _run(tmp_path: Path, settings: Settings, records: list[RawRecord]) -> tuple[
     responses: list = []
     outputs = OutputSpec(
         deadletters=[],
-        memory_points=[StoreSink(lambda: store, EMB.dim)],
+        # Under 2 workers each StoreSink partition re-opens the edge shard (ensure_collection) and
+        # the second open hits the WAL lock; the recall branch is what is tested there.
+        memory_points=[StoreSink(lambda: store, EMB.dim)] if write_units else [],
         recall_results=[TestingSink(results)],
         response_requests=[TestingSink(responses)],
     )
     flow = build_flow(settings, SourceInput(TestingSource(records)), outputs, embedder=EMB, recall=service)
-    run_main(flow)
+    if workers == 1:
+        run_main(flow)
+    else:
+        cluster_main(flow, [], 0, worker_count_per_proc=workers)
     return results, responses, store
 
 
@@ -95,3 +102,21 @@ def test_the_override_switch_turns_recall_off(tmp_path: Path) -> None:
     assert results == []
     assert responses == []
     store.close()
+
+
+def test_two_workers_give_the_same_results(tmp_path: Path) -> None:
+    records = [
+        _event(i, "customer", text, session=f"s{i % 3}")
+        for i, text in enumerate(
+            ["客服态度又这么差", "你好", "客服态度很差，太失望了", "订单到哪了", "again the same problem", "谢谢"]
+        )
+    ]
+    one, _, store = _run(tmp_path / "one", Settings(), records, write_units=False)
+    store.close()
+    two, responses, store = _run(tmp_path / "two", Settings(), records, workers=2, write_units=False)
+    store.close()
+    key = lambda r: r.query_event_id  # noqa: E731
+    assert [(r.query_event_id, [c.memory_id for c in r.cues]) for r in sorted(one, key=key)] == [
+        (r.query_event_id, [c.memory_id for c in r.cues]) for r in sorted(two, key=key)
+    ]
+    assert len(responses) == len(records)
