@@ -96,12 +96,7 @@ def client_filter(flt: StoreFilter | None) -> qm.Filter | None:
     return qm.Filter(must=must) if must else None
 
 
-def _vector(raw: object) -> Vector | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list):
-        msg = f"qdrant-client returned an unexpected vector type: {type(raw).__name__}"
-        raise StoreError(msg)
+def _vector(raw: object) -> Vector:
     return np.asarray(raw, dtype=np.float32)
 
 
@@ -129,6 +124,9 @@ class QdrantClientStore:
         backoff_s: float = 0.1,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        if attempts < 1:
+            msg = f"store attempts must be >= 1, got {attempts}"
+            raise ConfigurationError(msg)
         self._client = client
         self._collection = collection
         self._remote = remote
@@ -158,17 +156,17 @@ class QdrantClientStore:
 
     def _call(self, op: str, fn: Callable[[], T]) -> T:
         """Run one backend call, retrying transient server errors, translating the rest."""
-        for attempt in range(1, self._attempts + 1):
+        attempt = 1
+        while True:
             try:
                 return fn()
             except _BACKEND_ERRORS as exc:
                 if attempt < self._attempts and is_transient(exc):
                     self._sleep(self._backoff_s * 2 ** (attempt - 1))
+                    attempt += 1
                     continue
                 msg = f"{self.name} {op} on {self._collection!r} failed after {attempt} attempt(s): {exc}"
                 raise StoreError(msg) from exc
-        msg = f"{self.name} {op}: no attempt made (attempts={self._attempts})"
-        raise StoreError(msg)
 
     def ensure_collection(self, dim: int) -> None:
         """Create the collection (cosine) and, on a server, its payload indexes; check `dim`."""

@@ -57,10 +57,6 @@ def _engine_errors(op: str) -> Iterator[None]:
 
 
 def _as_vector(raw: object) -> Vector:
-    """A dense float32 vector from what the engine returns for the default (unnamed) vector."""
-    if not isinstance(raw, list):
-        msg = f"qdrant-edge returned an unexpected vector type: {type(raw).__name__}"
-        raise StoreError(msg)
     return np.asarray(raw, dtype=np.float32)
 
 
