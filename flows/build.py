@@ -25,10 +25,12 @@ from operators.normalise import normalise
 from operators.recall import recall_trigger
 from operators.session import SessionConfig, track_sessions
 from operators.units import assemble_units
+from schemas.events import SessionEnd
 from schemas.recall import RecallRequest, RecallResult
 from state.embedding import Embedder
 from state.ingress import IngressLimits
 from state.recall_trigger import TriggerConfig, response_request
+from state.session import SessionStep
 from state.turn import NormaliseConfig
 
 
@@ -36,6 +38,10 @@ class RecallExecutor(Protocol):
     """What the flow needs from recall (flows.recall.RecallService): requests in, results out."""
 
     def run_batch(self, requests: list[RecallRequest]) -> list[tuple[RecallRequest, RecallResult]]: ...
+
+
+def _session_end(step: SessionStep) -> SessionEnd | None:
+    return step.event if isinstance(step.event, SessionEnd) else None
 
 
 def _system_clock() -> datetime:
@@ -92,7 +98,10 @@ def build_flow(
     # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
     if recall is not None and settings.recall.enabled:
         trigger = TriggerConfig(context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles)
-        requests = op.key_rm("recall_requests_unkeyed", recall_trigger("recall_trigger", steps, trigger, clock=clock))
+        ends = op.filter_map_value("recall_session_ends", steps, _session_end)
+        requests = op.key_rm(
+            "recall_requests_unkeyed", recall_trigger("recall_trigger", turns, ends, trigger, clock=clock)
+        )
         recalled = op.flat_map_batch("recall_execute", requests, recall.run_batch)
         results = op.map("recall_results", recalled, lambda pair: pair[1])
         for i, result_sink in enumerate(outputs.recall_results):

@@ -1,8 +1,9 @@
 """Recall trigger operator: user turns → `RecallRequest`, carrying the immediate context.
 
-Input: keyed `SessionStep`. Output: keyed `RecallRequest`. State: `TriggerState` per session
-(the last ≤ 3 turns). Key: session id. Discarded on SessionEnd, and by an idle timer
-(`idle_ttl` of processing time after the last event) so no session's context leaks.
+Input: keyed `Turn` and keyed `SessionEnd`. Output: keyed `RecallRequest`. State:
+`TriggerState` per session (the last ≤ 3 turns, the task's identifiers). Key: session id.
+Discarded on SessionEnd, and by an idle timer (`idle_ttl` of processing time after the last
+event) so no session's context leaks.
 
 The operator only decides; it holds no client. Recall itself (store, verifiers) runs in
 `flows.recall.RecallService`, which `flows.build` applies to this stream as a batch map,
@@ -19,12 +20,13 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
+from schemas.events import SessionEnd
 from schemas.recall import RecallRequest
-from state.recall_trigger import TriggerConfig, TriggerState, on_step
-from state.session import SessionStep
+from state.recall_trigger import TriggerConfig, TriggerState, on_item
+from state.turn import Turn
 
 
-class _TriggerLogic(StatefulLogic[SessionStep, RecallRequest, TriggerState]):
+class _TriggerLogic(StatefulLogic[Turn | SessionEnd, RecallRequest, TriggerState]):
     def __init__(
         self, state: TriggerState | None, config: TriggerConfig, idle_ttl: timedelta, clock: Callable[[], datetime]
     ) -> None:
@@ -34,8 +36,8 @@ class _TriggerLogic(StatefulLogic[SessionStep, RecallRequest, TriggerState]):
         self._clock = clock
         self._wake: datetime | None = clock() + idle_ttl if state is not None else None
 
-    def on_item(self, value: SessionStep) -> tuple[Iterable[RecallRequest], bool]:
-        self._state, out = on_step(self._state, value, self._config)
+    def on_item(self, value: Turn | SessionEnd) -> tuple[Iterable[RecallRequest], bool]:
+        self._state, out = on_item(self._state, value, self._config)
         if self._state is None:
             return out, StatefulLogic.DISCARD
         self._wake = self._clock() + self._idle_ttl
@@ -54,10 +56,12 @@ class _TriggerLogic(StatefulLogic[SessionStep, RecallRequest, TriggerState]):
 @operator
 def recall_trigger(
     step_id: str,
-    up: KeyedStream[SessionStep],
+    turns: KeyedStream[Turn],
+    ends: KeyedStream[SessionEnd],
     config: TriggerConfig,
     *,
     clock: Callable[[], datetime],
     idle_ttl: timedelta = timedelta(hours=1),
 ) -> KeyedStream[RecallRequest]:
-    return op.stateful("trigger_logic", up, lambda resume: _TriggerLogic(resume, config, idle_ttl, clock))
+    merged: KeyedStream[Turn | SessionEnd] = op.merge("turns_and_ends", turns, ends)
+    return op.stateful("trigger_logic", merged, lambda resume: _TriggerLogic(resume, config, idle_ttl, clock))

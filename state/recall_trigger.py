@@ -1,10 +1,13 @@
 """Recall trigger: which turns ask for recall, with the immediate context they carry.
 
-Input: `SessionStep` (an event and the session state after it), keyed by session. Output:
+Input: keyed `Turn` (the write path's turn record) and keyed `SessionEnd`. Output:
 `RecallRequest` for each turn by a triggering role (customers by default). State:
-`TriggerState` per session: the last N turns (N ≤ 3), the immediate-context tier, which is
-handed to recall as context and never retrieved. Discarded on SessionEnd (the session step
-carries no state) and by the operator's idle timer.
+`TriggerState` per session: the last N turns (N ≤ 3), the immediate-context tier handed to
+recall as context and never retrieved, plus the strong identifiers and people the task
+named so far. Discarded on SessionEnd and by the operator's idle timer.
+
+Task fields come from the turn: `task_id`, and, where the task state machine annotated the
+turn (`Turn.task`: stage and critical entities), those too.
 
 Also here: `response_request`, the pure step from a recall result to the responder's input.
 """
@@ -13,12 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schemas.events import ConversationEvent
+from schemas.events import SessionEnd
 from schemas.recall import ContextTurn, RecallRequest, RecallResult
 from schemas.response import ResponseRequest
-from state.session import SessionStep
+from schemas.session import CriticalEntity
+from state.turn import Turn
 
 _PERSON_KINDS = frozenset({"person", "people", "contact", "agent_name"})
+_KEEP_ENTITIES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,33 +35,43 @@ class TriggerConfig:
 @dataclass(frozen=True, slots=True)
 class TriggerState:
     context: tuple[ContextTurn, ...] = ()
+    entities: tuple[CriticalEntity, ...] = ()
 
 
-def on_step(
-    state: TriggerState | None, step: SessionStep, config: TriggerConfig
+def _task_view(turn: Turn) -> tuple[str | None, tuple[CriticalEntity, ...]]:
+    """Stage and critical entities from the task state machine's annotation, when there is one."""
+    task = getattr(turn, "task", None)  # `Turn.task` is set by the task state machine stage
+    if task is None:
+        return None, ()
+    return getattr(task, "stage", None), tuple(getattr(task, "entities", ()))
+
+
+def on_item(
+    state: TriggerState | None, item: Turn | SessionEnd, config: TriggerConfig
 ) -> tuple[TriggerState | None, list[RecallRequest]]:
-    """Fold one session step; emit a RecallRequest when a triggering role speaks.
+    """Fold one turn (or the session's end); emit a RecallRequest when a triggering role speaks.
 
     >>> from datetime import UTC, datetime
-    >>> from schemas.session import SessionState
+    >>> from schemas.events import ConversationEvent
+    >>> from state.turn import NormaliseConfig, normalise_turn
     >>> ev = ConversationEvent(event_id="e1", session_id="s", user_id="u", ts=datetime(2026, 1, 1, tzinfo=UTC),
     ...                        text="我的快递到哪了")
-    >>> st, out = on_step(None, SessionStep(ev, SessionState(session_id="s")), TriggerConfig())
+    >>> st, out = on_item(None, normalise_turn(ev, NormaliseConfig()), TriggerConfig())
     >>> (out[0].query_text, len(st.context))
     ('我的快递到哪了', 1)
     """
-    if step.state is None:
+    if isinstance(item, SessionEnd):
         return None, []
-    event = step.event
-    if not isinstance(event, ConversationEvent):
-        return state or TriggerState(), []
+    event = item.event
     context = state.context if state is not None else ()
+    stage, named = _task_view(item)
+    known = {(e.kind, e.value): e for e in (*(state.entities if state else ()), *named)}
+    entities = tuple(known.values())[-_KEEP_ENTITIES:]
     out: list[RecallRequest] = []
     if event.speaker_role in config.trigger_roles and event.text.strip():
-        s = step.state
         speakers = {t.speaker for t in context if t.speaker}
-        people = [e.value for e in s.critical_entities if e.kind in _PERSON_KINDS]
-        entities = [e.value for e in s.critical_entities if e.strength == "strong" and e.kind not in _PERSON_KINDS]
+        people = {e.value for e in entities if e.kind in _PERSON_KINDS}
+        ids = [e.value for e in entities if e.strength == "strong" and e.kind not in _PERSON_KINDS]
         out.append(
             RecallRequest(
                 query_event_id=event.event_id,
@@ -67,11 +82,10 @@ def on_step(
                 ts=event.ts,
                 speaker=event.speaker,
                 context=context[-config.context_turns :] if config.context_turns else (),
-                known_people=tuple(sorted(speakers | set(people))),
-                entities=tuple(dict.fromkeys(entities)),
-                task_id=s.task_id,
-                task_stage=s.current_stage,
-                intent_chain=s.intent_chain,
+                known_people=tuple(sorted(speakers | people)),
+                entities=tuple(dict.fromkeys(ids)),
+                task_id=item.task_id,
+                task_stage=stage,
             )
         )
     turn = ContextTurn(
@@ -79,7 +93,7 @@ def on_step(
     )
     keep = config.context_turns
     new_context = (*context, turn)[-keep:] if keep else ()
-    return TriggerState(context=new_context), out
+    return TriggerState(context=new_context, entities=entities), out
 
 
 def response_request(request: RecallRequest, result: RecallResult) -> ResponseRequest:
