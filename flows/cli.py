@@ -378,6 +378,20 @@ def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe
     raise typer.Exit(scenarios_main(["--embedder", embedder]))
 
 
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option("--host", help="bind address (default serve.host, 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="default serve.port, 8080")] = None,
+) -> None:
+    """HTTP API (recall, state, memories, cues, metrics; OpenAPI at /openapi.json) and the inspector page."""
+    from flows.api.serve import serve as run_server
+
+    settings = Settings()
+    bind, at = host or settings.serve.host, port or settings.serve.port
+    console.print(f"RecallFlow API on http://{bind}:{at}/  (inspector: http://{bind}:{at}/inspector/)")
+    run_server(settings, host=bind, port=at)
+
+
 def main() -> None:
     logging.basicConfig(level=os.environ.get("RECALLFLOW_LOG_LEVEL", "WARNING"), format="%(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # the chat client logs its own JSON line per call

@@ -58,6 +58,12 @@ def close_stores() -> None:
         _STORES.clear()
 
 
+def new_store(settings: Settings) -> MemoryStore:
+    """A fresh store handle, not shared with the process-wide one (the HTTP API's lease opens and
+    closes its own so that a replay can take an embedded store in between)."""
+    return _build_store(settings)
+
+
 def _build_store(settings: Settings) -> MemoryStore:
     cfg = settings.store
     if cfg.backend == "qdrant_edge":
@@ -190,13 +196,15 @@ def verification_for(settings: Settings) -> VerificationGuard:
 
 
 def recall_service_for(
-    settings: Settings, embedder: Embedder, *, recent: RecentActions | None = None
+    settings: Settings, embedder: Embedder, *, recent: RecentActions | None = None, store: MemoryStore | None = None
 ) -> RecallService:
-    """The recall service over the process-wide store (the flow's executor and the CLI's API)."""
+    """The recall service over the process-wide store (the flow's executor and the CLI's API),
+    or over `store` (the HTTP API passes its lease, which opens the store lazily)."""
     cfg = settings.recall
     tables = HotTables(cfg.weights_path or DEFAULT_WEIGHTS, cfg.lexicon_path or DEFAULT_LEXICON)
-    store = open_store(settings)
-    store.ensure_collection(embedder.dim)
+    if store is None:
+        store = open_store(settings)
+        store.ensure_collection(embedder.dim)
     return RecallService(
         store,
         embedder,

@@ -10,7 +10,6 @@ Handlers are plain `def`s: FastAPI runs them in its thread pool, so store calls 
 event loop.
 """
 
-from __future__ import annotations
 
 import logging
 import time
