@@ -1,8 +1,9 @@
 """Request body limit for the HTTP API (ASGI middleware).
 
 Input: an HTTP request. Output: the request passed on, or 413 `payload_too_large` as JSON when
-the declared `Content-Length` or the bytes actually received exceed `max_bytes` (a chunked body
-is counted as it streams). State: per request, the bytes seen so far.
+the declared `Content-Length` or the bytes actually received exceed `max_bytes`. A body without
+a length (chunked) is read here first, at most `max_bytes` + 1 bytes, and replayed to the app,
+so an over-long stream is refused before anything parses it. State: per request, the body.
 """
 
 from __future__ import annotations
@@ -10,16 +11,6 @@ from __future__ import annotations
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-
-from flows.api.errors import ApiError
-
-
-class _TooLarge(ApiError):
-    """Raised from `receive` mid-body; the API's ApiError handler answers it as JSON 413."""
-
-    def __init__(self, max_bytes: int) -> None:
-        super().__init__(413, "payload_too_large", f"request body over {max_bytes} bytes")
 
 
 class BodyLimit:
@@ -46,33 +37,33 @@ class BodyLimit:
             return
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    declared = -1
+                declared = int(value) if value.isdigit() else -1
                 if declared > self.max_bytes or declared < 0:
                     await self._reject(send)
                     return
-        seen = 0
-        started = False
-
-        async def counting_receive() -> Message:
-            nonlocal seen
+                await self.app(scope, receive, send)  # the server enforces the declared length
+                return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge(self.max_bytes)
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                break  # client went away: let the app see an empty body
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
                 await self._reject(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
