@@ -10,7 +10,6 @@ Handlers are plain `def`s: FastAPI runs them in its thread pool, so store calls 
 event loop.
 """
 
-
 import logging
 import time
 import uuid
@@ -22,7 +21,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Path as PathParam, Query, Request
+from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi import Path as PathParam
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.security import APIKeyHeader
 from fastapi.staticfiles import StaticFiles
@@ -53,8 +53,8 @@ from flows.api.models import (
     TurnsView,
     TurnView,
 )
-from flows.api.records import MetricsLog, SessionRecords, parse_markers
 from flows.api.recall_request import build_request
+from flows.api.records import MetricsLog, SessionRecords, parse_markers
 from flows.api.security import Caller, KeyTable
 from flows.settings import Settings
 from schemas.errors import StoreUnavailableError
@@ -110,7 +110,7 @@ class _FlowWindowCollector(Collector):
         yield fam
 
 
-def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists every route
+def create_app(ctx: ApiContext) -> FastAPI:
     cfg = ctx.settings.serve
     app = FastAPI(
         title="RecallFlow",
@@ -148,7 +148,9 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
         started = time.perf_counter()
         response = await call_next(request)
         route = request.scope.get("route")
-        name = getattr(route, "path", None) or ("/inspector" if request.url.path.startswith("/inspector") else "unmatched")
+        name = getattr(route, "path", None) or (
+            "/inspector" if request.url.path.startswith("/inspector") else "unmatched"
+        )
         requests_total.labels(name, request.method, str(response.status_code)).inc()
         latency.labels(name).observe(time.perf_counter() - started)
         return response
@@ -167,7 +169,9 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
 
     # -- helpers -------------------------------------------------------------------------
 
-    def units_of(tenant: str, session: str, extra: Mapping[str, Any] | None = None) -> tuple[list[dict[str, Any]], bool]:
+    def units_of(
+        tenant: str, session: str, extra: Mapping[str, Any] | None = None
+    ) -> tuple[list[dict[str, Any]], bool]:
         match: dict[str, Any] = {"tenant_id": tenant, "session_id": session, **(extra or {})}
         hits = ctx.store.scroll(StoreFilter(match=match), limit=cfg.max_scan)
         payloads = [h.payload for h in hits if h.payload.get("tenant_id") == tenant]  # isolation, twice
@@ -232,7 +236,11 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
             raise ApiError(503, "recall_disabled", "recall is switched off (recall.enabled=false)")
         units, _ = units_of(who.tenant_id, body.session_id)
         request = build_request(
-            body, tenant_id=who.tenant_id, now=ctx.clock(), units=units, state=last_state(who.tenant_id, body.session_id)
+            body,
+            tenant_id=who.tenant_id,
+            now=ctx.clock(),
+            units=units,
+            state=last_state(who.tenant_id, body.session_id),
         )
         result = ctx.recaller(request)
         recalls_total.labels("cues" if result.cues else "empty").inc()
@@ -243,8 +251,12 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
                 fh.write(result.model_dump_json() + "\n")
         return result
 
-    @app.get("/recalls/{query_event_id}", response_model=RecallResult, tags=["recall"], summary="one recall by its query")
-    def get_recall(query_event_id: Annotated[str, PathParam(min_length=1, max_length=200)], who: CallerDep) -> RecallResult:
+    @app.get(
+        "/recalls/{query_event_id}", response_model=RecallResult, tags=["recall"], summary="one recall by its query"
+    )
+    def get_recall(
+        query_event_id: Annotated[str, PathParam(min_length=1, max_length=200)], who: CallerDep
+    ) -> RecallResult:
         found = ctx.records.recall(who.tenant_id, query_event_id)
         if found is None:
             raise ApiError(404, "recall_not_found", f"no recall for query {query_event_id!r} in this tenant")
@@ -266,7 +278,9 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
         for m in found:
             for r in ctx.records.find_marker(who.tenant_id, m):
                 seen.setdefault(r.query_event_id, r)
-        return MarkerLookup(markers=[MarkerMatch(cue_id=m.cue_id, css=m.css) for m in found], recalls=list(seen.values()))
+        return MarkerLookup(
+            markers=[MarkerMatch(cue_id=m.cue_id, css=m.css) for m in found], recalls=list(seen.values())
+        )
 
     # -- sessions ------------------------------------------------------------------------
 
@@ -401,7 +415,9 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
         views.sort(key=lambda t: (t.ts, t.event_id))
         return TurnsView(session_id=session_id, turns=views, truncated=truncated)
 
-    @app.get("/sessions/{session_id}/recalls", response_model=RecallList, tags=["sessions"], summary="recalls run in it")
+    @app.get(
+        "/sessions/{session_id}/recalls", response_model=RecallList, tags=["sessions"], summary="recalls run in it"
+    )
     def session_recalls(session_id: SessionId, who: CallerDep) -> RecallList:
         require_session(who.tenant_id, session_id)
         return RecallList(session_id=session_id, recalls=ctx.records.recalls(who.tenant_id, session_id))
@@ -448,7 +464,9 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
         points = ctx.points.get()
         windows = ctx.metrics_log.last(cfg.health_windows)
         if windows and not ctx.keys.required:
-            return flow_panel(points, windows, detail=f"the flow's window metrics ({ctx.metrics_log.path}), all tenants")
+            return flow_panel(
+                points, windows, detail=f"the flow's window metrics ({ctx.metrics_log.path}), all tenants"
+            )
         hits = ctx.store.scroll(StoreFilter(match={"tenant_id": who.tenant_id}), limit=cfg.max_scan)
         units = [h.payload for h in hits if h.payload.get("tenant_id") == who.tenant_id]
         states = [s for sid in ctx.records.sessions(who.tenant_id) for s in ctx.records.states(who.tenant_id, sid)]
@@ -489,4 +507,3 @@ def create_app(ctx: ApiContext) -> FastAPI:  # noqa: C901 - one place that lists
     static = Path(str(files("flows.api") / "static"))
     app.mount("/inspector", StaticFiles(directory=static, html=True), name="inspector")
     return app
-

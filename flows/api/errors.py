@@ -49,7 +49,12 @@ class ApiError(Exception):
 
 
 def error_response(
-    status: int, code: str, message: str, *, detail: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    *,
+    detail: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if detail is not None:
@@ -60,7 +65,13 @@ def error_response(
 def _field_problems(exc: RequestValidationError) -> list[dict[str, Any]]:
     out = []
     for err in exc.errors():
-        out.append({"loc": [str(p) for p in err.get("loc", ())], "msg": str(err.get("msg", "")), "type": str(err.get("type", ""))})
+        out.append(
+            {
+                "loc": [str(p) for p in err.get("loc", ())],
+                "msg": str(err.get("msg", "")),
+                "type": str(err.get("type", "")),
+            }
+        )
     return out
 
 
@@ -73,7 +84,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(422, "invalid_request", "the request does not match the schema", detail=_field_problems(exc))
+        return error_response(
+            422, "invalid_request", "the request does not match the schema", detail=_field_problems(exc)
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from flows.api.models import HealthPanel, HealthPoint, HealthWindow
 from schemas.metrics import WindowMetrics
@@ -119,13 +119,13 @@ def _unit_metrics(units: Sequence[Mapping[str, Any]]) -> dict[str, float | None]
         "low_confidence_rate": _rate(sum(float(u.get("confidence_score", 1.0)) < 0.5 for u in units), n),
         "entropy_mean": sum(entropies) / n if n else None,
         "merged_rate": _rate(sum(bool(u.get("merged_from")) for u in units), n),
-        "transient_rate": _rate(
-            sum((u.get("validity") or {}).get("validity_type") == "transient" for u in units), n
-        ),
+        "transient_rate": _rate(sum((u.get("validity") or {}).get("validity_type") == "transient" for u in units), n),
     }
 
 
-def _state_metrics(runs: Sequence[tuple[SessionState, ...]], anchored: Sequence[SessionState]) -> dict[str, float | None]:
+def _state_metrics(
+    runs: Sequence[tuple[SessionState, ...]], anchored: Sequence[SessionState]
+) -> dict[str, float | None]:
     stable = sum(len({len(s.intent_chain) for s in run}) == 1 for run in runs)
     decisions = [s.anchor.decision for s in anchored if s.anchor is not None]
     return {
@@ -152,7 +152,7 @@ def _state_runs(states: Iterable[SessionState]) -> list[tuple[datetime, tuple[Se
     for s in states:
         if s.last_event_ts is not None and s.turn_count > 0:
             by_session[(s.tenant_id, s.session_id)].append(s)
-    out = []
+    out: list[tuple[datetime, tuple[SessionState, ...]]] = []
     for seq in by_session.values():
         seq.sort(key=lambda s: (s.last_event_ts or _EPOCH, s.turn_count))
         for i in range(2, len(seq)):
@@ -207,9 +207,7 @@ def compute_panel(
 
 def flow_panel(points: Sequence[PointSpec], windows: Sequence[WindowMetrics], *, detail: str) -> HealthPanel:
     """The flow's own window metrics: counters and gauges by name; the points table picks the rows."""
-    per_window: list[dict[str, float]] = [
-        {**{k: float(v) for k, v in w.counters.items()}, **w.gauges} for w in windows
-    ]
+    per_window: list[dict[str, float]] = [{**{k: float(v) for k, v in w.counters.items()}, **w.gauges} for w in windows]
     span = int((windows[-1].window_end - windows[-1].window_start).total_seconds()) if windows else None
     return HealthPanel(
         source="flow_metrics",
@@ -223,7 +221,9 @@ def flow_panel(points: Sequence[PointSpec], windows: Sequence[WindowMetrics], *,
 def _point(spec: PointSpec, values: list[float | None]) -> HealthPoint:
     cleaned = [None if v is None else round(float(v), 4) for v in values]
     latest = next((v for v in reversed(cleaned) if v is not None), None)
-    status = "no_data" if latest is None else ("alert" if spec.alerting(latest) else "ok")
+    status: Literal["ok", "alert", "no_data"] = (
+        "no_data" if latest is None else ("alert" if spec.alerting(latest) else "ok")
+    )
     return HealthPoint(
         key=spec.key,
         decision_point=spec.decision_point,

@@ -53,7 +53,10 @@ class RecallBody(_Body):
     user_id: str | None = Field(default=None, min_length=1, max_length=MAX_ID_CHARS)
     speaker: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     event_id: str | None = Field(
-        default=None, min_length=1, max_length=MAX_ID_CHARS, description="idempotency key of the turn; derived if absent"
+        default=None,
+        min_length=1,
+        max_length=MAX_ID_CHARS,
+        description="idempotency key of the turn; derived if absent",
     )
     ts: datetime | None = Field(default=None, description="event time of the turn; the server's clock if absent")
     context: list[RecallContextTurn] | None = Field(

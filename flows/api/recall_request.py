@@ -68,16 +68,20 @@ def build_request(
     ts = as_utc(body.ts) if body.ts is not None else now
     event_id = body.event_id or query_event_id(tenant_id, body.session_id, body.text, ts)
     if body.context is not None:
-        context = tuple(
-            ContextTurn(
-                event_id=f"{event_id}:ctx{i}",
-                ts=as_utc(c.ts) if c.ts is not None else ts,
-                text=c.text,
-                speaker=c.speaker,
-                speaker_role=c.speaker_role,
-            )
-            for i, c in enumerate(body.context)
-        )[-context_turns:] if context_turns else ()
+        context = (
+            tuple(
+                ContextTurn(
+                    event_id=f"{event_id}:ctx{i}",
+                    ts=as_utc(c.ts) if c.ts is not None else ts,
+                    text=c.text,
+                    speaker=c.speaker,
+                    speaker_role=c.speaker_role,
+                )
+                for i, c in enumerate(body.context)
+            )[-context_turns:]
+            if context_turns
+            else ()
+        )
     else:
         context = context_from_units(units, ts, context_turns)
     entities = state.critical_entities if state is not None else ()

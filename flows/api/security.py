@@ -33,7 +33,7 @@ def auth_required(settings: Settings) -> bool:
         return False
     if cfg.auth == "required":
         if not cfg.api_keys:
-            msg = "serve.auth=required needs serve.api_keys (RECALLFLOW_SERVE__API_KEYS='{\"tenant\": \"key\"}')"
+            msg = 'serve.auth=required needs serve.api_keys (RECALLFLOW_SERVE__API_KEYS=\'{"tenant": "key"}\')'
             raise ConfigurationError(msg)
         return True
     return bool(cfg.api_keys) or settings.store.backend == "qdrant_server"
@@ -68,9 +68,9 @@ class KeyTable:
             return Caller(tenant, authenticated=False)
         if not api_key:
             raise ApiError(401, "missing_api_key", f"send the API key in the {self._cfg.api_key_header} header")
-        tenant = self._tenant_of(api_key)
-        if tenant is None:
+        owner = self._tenant_of(api_key)
+        if owner is None:
             raise ApiError(401, "invalid_api_key", "the API key is not known")
-        if tenant_header and tenant_header.strip() != tenant:
+        if tenant_header and tenant_header.strip() != owner:
             raise ApiError(403, "tenant_mismatch", "the tenant header does not match the API key's tenant")
-        return Caller(tenant, authenticated=True)
+        return Caller(owner, authenticated=True)

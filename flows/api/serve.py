@@ -63,7 +63,10 @@ def build_context(
     records = SessionRecords(
         state_log=settings.task.state_log_path,
         archived_log=settings.task.archived_path,
-        recall_logs=(*(cfg.recall_log_paths or (where / "recall.jsonl",)), cfg.api_recall_log or where / "api_recall.jsonl"),
+        recall_logs=(
+            *(cfg.recall_log_paths or (where / "recall.jsonl",)),
+            cfg.api_recall_log or where / "api_recall.jsonl",
+        ),
     )
     return ApiContext(
         settings=settings,

@@ -148,13 +148,18 @@ def test_inspector_opens_a_session_and_jumps_to_a_pasted_marker(served: tuple[st
         "health panel shown",
         "screenshot",
     ]
-    assert seen["sessions"] == 3 and seen["turns"] == 3 and seen["units"] >= 3 and seen["intentBars"] >= 3
+    assert seen["sessions"] == 3
+    assert seen["turns"] == 3
+    assert seen["units"] >= 3
+    assert seen["intentBars"] >= 3
     assert seen["stateRows"] >= 2  # header + the task state after each turn
-    assert seen["cues"] == len(result["cues"]) and seen["topCue"] == top
+    assert seen["cues"] == len(result["cues"])
+    assert seen["topCue"] == top
     assert seen["why"].startswith("why: " + top)
     assert seen["compareRows"] >= 10  # why the top three won: one row per score component
     assert seen["hash"] == f"#recall={result['query_event_id']}"
-    assert seen["healthRows"] > 5 and "computed" in seen["healthSource"]
+    assert seen["healthRows"] > 5
+    assert "computed" in seen["healthSource"]
     assert seen["errors"] == []
     assert shot.stat().st_size > 10_000
     target = os.environ.get("RECALLFLOW_E2E_SCREENSHOT")

@@ -23,12 +23,72 @@ T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 TURNS: list[dict[str, Any]] = [
     # tenant, session, user, event, role, text, unit_type, intent, validity
-    dict(t="acme", s="s1", u="u-li", e="a1", role="customer", text="我的订单 DD1 还没到，快递丢了吗？", ut="complaint", il="question", v="permanent"),
-    dict(t="acme", s="s1", u="u-li", e="a2", role="agent", text="我们保证明天下午三点前给您补发。", ut="commitment", il="commitment", v="transient"),
-    dict(t="acme", s="s1", u="u-li", e="a3", role="customer", text="好的，谢谢。", ut="smalltalk", il="neutral", v="permanent"),
-    dict(t="acme", s="s2", u="u-amy", e="a4", role="customer", text="Refund for order 77 please.", ut="action_request", il="request", v="permanent"),
-    dict(t="globex", s="s1", u="u-zed", e="g1", role="customer", text="SECRET globex complaint about invoice 999", ut="complaint", il="request", v="permanent"),
-    dict(t="globex", s="g2", u="u-zed", e="g2", role="customer", text="SECRET globex warehouse outage today", ut="status_update", il="neutral", v="transient"),
+    dict(
+        t="acme",
+        s="s1",
+        u="u-li",
+        e="a1",
+        role="customer",
+        text="我的订单 DD1 还没到，快递丢了吗？",
+        ut="complaint",
+        il="question",
+        v="permanent",
+    ),
+    dict(
+        t="acme",
+        s="s1",
+        u="u-li",
+        e="a2",
+        role="agent",
+        text="我们保证明天下午三点前给您补发。",
+        ut="commitment",
+        il="commitment",
+        v="transient",
+    ),
+    dict(
+        t="acme",
+        s="s1",
+        u="u-li",
+        e="a3",
+        role="customer",
+        text="好的，谢谢。",
+        ut="smalltalk",
+        il="neutral",
+        v="permanent",
+    ),
+    dict(
+        t="acme",
+        s="s2",
+        u="u-amy",
+        e="a4",
+        role="customer",
+        text="Refund for order 77 please.",
+        ut="action_request",
+        il="request",
+        v="permanent",
+    ),
+    dict(
+        t="globex",
+        s="s1",
+        u="u-zed",
+        e="g1",
+        role="customer",
+        text="SECRET globex complaint about invoice 999",
+        ut="complaint",
+        il="request",
+        v="permanent",
+    ),
+    dict(
+        t="globex",
+        s="g2",
+        u="u-zed",
+        e="g2",
+        role="customer",
+        text="SECRET globex warehouse outage today",
+        ut="status_update",
+        il="neutral",
+        v="transient",
+    ),
 ]
 
 
@@ -61,7 +121,9 @@ def unit(row: dict[str, Any], i: int) -> MemoryUnit:
         source_text=row["text"],
         speaker=row["u"] if row["role"] == "customer" else "agent",
         speaker_role=row["role"],
-        coref=(CorefAnchor(mention="它", resolved_entity="DD1", confidence=0.4, needs_human_review=True),) if i == 0 else (),
+        coref=(CorefAnchor(mention="它", resolved_entity="DD1", confidence=0.4, needs_human_review=True),)
+        if i == 0
+        else (),
         entropy=0.3 + 0.1 * i,
         unit_type=row["ut"],
         intent=IntentScores(**intent),
@@ -69,13 +131,17 @@ def unit(row: dict[str, Any], i: int) -> MemoryUnit:
         confidence_score=0.9 if i % 2 else 0.4,
         emotion=EmotionLoad(stress=0.7, urgency=0.6) if row["ut"] == "complaint" else EmotionLoad(),
         commitment_strength=1.0 if row["ut"] == "commitment" else 0.0,
-        validity=Validity(validity_type=row["v"], effective_to=T0 + timedelta(days=2) if row["v"] == "transient" else None),
+        validity=Validity(
+            validity_type=row["v"], effective_to=T0 + timedelta(days=2) if row["v"] == "transient" else None
+        ),
         severity="high" if row["ut"] == "complaint" else "low",
         resolution_status="pending" if row["ut"] == "complaint" else "none",
     )
 
 
-def state(tenant: str, session: str, user: str, n: int, chain: tuple[str, ...], decision: str = "continue") -> SessionState:
+def state(
+    tenant: str, session: str, user: str, n: int, chain: tuple[str, ...], decision: str = "continue"
+) -> SessionState:
     return SessionState(
         session_id=session,
         tenant_id=tenant,

@@ -69,12 +69,15 @@ def test_unknown_session_is_the_same_404(client: TestClient, route: str) -> None
 def test_same_session_id_in_two_tenants_never_mixes(client: TestClient) -> None:
     acme = client.get("/sessions/s1/memories", headers=as_tenant("acme")).json()
     globex = client.get("/sessions/s1/memories", headers=as_tenant("globex")).json()
-    assert {m["tenant_id"] for m in acme["items"]} == {"acme"} and acme["total"] == 3
-    assert {m["tenant_id"] for m in globex["items"]} == {"globex"} and globex["total"] == 1
+    assert {m["tenant_id"] for m in acme["items"]} == {"acme"}
+    assert acme["total"] == 3
+    assert {m["tenant_id"] for m in globex["items"]} == {"globex"}
+    assert globex["total"] == 1
     turns = client.get("/sessions/s1/turns", headers=as_tenant("acme")).json()
     assert all("SECRET" not in t["source_text"] for t in turns["turns"])
     state = client.get("/sessions/s1/state", headers=as_tenant("acme")).json()["state"]
-    assert state["tenant_id"] == "acme" and state["intent_chain"] == ["track_logistics"]
+    assert state["tenant_id"] == "acme"
+    assert state["intent_chain"] == ["track_logistics"]
     history = client.get("/sessions/s1/history", headers=as_tenant("globex")).json()
     assert [s["intent_chain"] for s in history["steps"]] == [["invoice"]]
     assert client.get("/sessions/s1/recalls", headers=as_tenant("globex")).json()["recalls"] == []
@@ -115,7 +118,9 @@ def test_post_recall_never_returns_another_tenants_memory(client: TestClient) ->
     assert body["tenant_id"] == "acme"
     assert all("SECRET" not in c["text"] for c in body["cues"])
     assert_error(
-        client.post("/recall", json={"session_id": "s1", "text": "hi", "tenant_id": "globex"}, headers=as_tenant("acme")),
+        client.post(
+            "/recall", json={"session_id": "s1", "text": "hi", "tenant_id": "globex"}, headers=as_tenant("acme")
+        ),
         403,
         "tenant_mismatch",
     )
@@ -125,7 +130,8 @@ def test_decision_health_counts_only_the_callers_records(client: TestClient) -> 
     acme = client.get("/decision-health", headers=as_tenant("acme")).json()
     globex = client.get("/decision-health", headers=as_tenant("globex")).json()
     units = {p["key"]: p for p in acme["points"]}["units"]
-    assert acme["source"] == "computed" and sum(v or 0 for v in units["values"]) == 4
+    assert acme["source"] == "computed"
+    assert sum(v or 0 for v in units["values"]) == 4
     assert sum(v or 0 for v in {p["key"]: p for p in globex["points"]}["units"]["values"]) == 2
 
 
@@ -141,7 +147,8 @@ def test_post_recall_returns_the_streams_record_and_is_indexed(client: TestClien
     body = resp.json()
     assert resp.status_code == 200, resp.text
     assert body["user_id"] == "u-li"  # from the session's task state
-    assert body["cues"] and {c["memory_id"] for c in body["cues"]} <= set(world.ids.values())
+    assert body["cues"]
+    assert {c["memory_id"] for c in body["cues"]} <= set(world.ids.values())
     assert body["debug_marker"].startswith("[DEBUG:cue=")
     first = body["cues"][0]
     assert set(first["components"]) >= {"emotion_match", "time_proximity", "severity", "resolution_gap", "css"}
@@ -154,7 +161,9 @@ def test_post_recall_returns_the_streams_record_and_is_indexed(client: TestClien
 
 def test_post_recall_uses_the_stored_turns_as_context(client: TestClient) -> None:
     body = client.post(
-        "/recall", json={"session_id": "s1", "text": "快递呢？", "ts": "2026-11-30T09:10:00Z"}, headers=as_tenant("acme")
+        "/recall",
+        json={"session_id": "s1", "text": "快递呢？", "ts": "2026-11-30T09:10:00Z"},
+        headers=as_tenant("acme"),
     ).json()
     # a1..a3 are the last three turns: immediate context, so not retrieved again
     assert all(c["text"] not in ("好的，谢谢。",) for c in body["cues"])
@@ -190,13 +199,17 @@ DATA_ROUTES = [
 
 
 @pytest.mark.parametrize(("method", "route", "body"), DATA_ROUTES)
-def test_every_data_route_needs_a_known_key(keyed: tuple[TestClient, World], method: str, route: str, body: Any) -> None:
+def test_every_data_route_needs_a_known_key(
+    keyed: tuple[TestClient, World], method: str, route: str, body: Any
+) -> None:
     client, _ = keyed
     call: Callable[..., Any] = getattr(client, method)
     kwargs = {"json": body} if body is not None else {}
     assert_error(call(route, **kwargs), 401, "missing_api_key")
     assert_error(call(route, headers={"X-API-Key": "wrong"}, **kwargs), 401, "invalid_api_key")
-    assert_error(call(route, headers={"X-API-Key": KEYS["globex"], "X-Tenant-Id": "acme"}, **kwargs), 403, "tenant_mismatch")
+    assert_error(
+        call(route, headers={"X-API-Key": KEYS["globex"], "X-Tenant-Id": "acme"}, **kwargs), 403, "tenant_mismatch"
+    )
     assert call(route, headers={"X-API-Key": KEYS["acme"]}, **kwargs).status_code == 200
 
 
@@ -218,7 +231,8 @@ def test_probes_metrics_and_page_need_no_key(keyed: tuple[TestClient, World]) ->
     assert client.get("/inspector/config").json()["tenants"] == []  # no tenant list when keys are on
     assert "RecallFlow inspector" in client.get("/inspector/").text
     text = client.get("/metrics").text
-    assert "recallflow_api_requests_total" in text and "acme" not in text
+    assert "recallflow_api_requests_total" in text
+    assert "acme" not in text
 
 
 def test_auth_required_without_keys_fails_at_start(tmp_path: Path, static_embedder: Embedder) -> None:
@@ -280,13 +294,17 @@ def test_bad_recall_body_is_422(client: TestClient, body: dict[str, Any]) -> Non
 
 
 def test_malformed_json_body_is_422(client: TestClient) -> None:
-    resp = client.post("/recall", content=b"{not json", headers={**as_tenant("acme"), "content-type": "application/json"})
+    resp = client.post(
+        "/recall", content=b"{not json", headers={**as_tenant("acme"), "content-type": "application/json"}
+    )
     assert_error(resp, 422, "invalid_request")
 
 
 def test_text_over_the_configured_limit(tmp_path: Path, static_embedder: Embedder) -> None:
     world = build_world(tmp_path, static_embedder)
-    world.settings = world.settings.model_copy(update={"input": world.settings.input.model_copy(update={"max_text_chars": 10})})
+    world.settings = world.settings.model_copy(
+        update={"input": world.settings.input.model_copy(update={"max_text_chars": 10})}
+    )
     client = _client(world, static_embedder)
     assert_error(client.post("/recall", json={"session_id": "s1", "text": "x" * 11}), 422, "text_too_long")
 
@@ -324,7 +342,8 @@ def test_store_held_elsewhere_is_503_with_retry_after(world: World, static_embed
     ctx = build_context(world.settings, embedder=static_embedder, opener=busy, with_recall=False)
     client = TestClient(build_app(ctx), raise_server_exceptions=False)
     ready = client.get("/readyz")
-    assert ready.status_code == 503 and "WouldBlock" in ready.json()["checks"]["store"]
+    assert ready.status_code == 503
+    assert "WouldBlock" in ready.json()["checks"]["store"]
     resp = client.get("/sessions", headers=as_tenant("acme"))
     assert_error(resp, 503, "store_unavailable")
     assert resp.headers["retry-after"] == "5"
@@ -356,12 +375,15 @@ def test_unexpected_error_is_500_without_a_traceback(world: World, static_embedd
 def test_memories_filter_and_page(client: TestClient) -> None:
     h = as_tenant("acme")
     page = client.get("/sessions/s1/memories?limit=2", headers=h).json()
-    assert page["total"] == 3 and len(page["items"]) == 2 and page["next_offset"] == 2
+    assert page["total"] == 3
+    assert len(page["items"]) == 2
+    assert page["next_offset"] == 2
     rest = client.get("/sessions/s1/memories?limit=2&offset=2", headers=h).json()
-    assert len(rest["items"]) == 1 and rest["next_offset"] is None
-    assert [m["unit_type"] for m in client.get("/sessions/s1/memories?unit_type=commitment", headers=h).json()["items"]] == [
-        "commitment"
-    ]
+    assert len(rest["items"]) == 1
+    assert rest["next_offset"] is None
+    assert [
+        m["unit_type"] for m in client.get("/sessions/s1/memories?unit_type=commitment", headers=h).json()["items"]
+    ] == ["commitment"]
     both = client.get("/sessions/s1/memories?unit_type=commitment&unit_type=complaint", headers=h).json()
     assert both["total"] == 2
     assert client.get("/sessions/s1/memories?intent=question", headers=h).json()["total"] == 1
@@ -372,7 +394,8 @@ def test_memories_filter_and_page(client: TestClient) -> None:
 def test_cue_view_has_every_annotation(client: TestClient, world: World) -> None:
     view = client.get(f"/cues/{world.cue('a1')}", headers=as_tenant("acme")).json()
     unit = view["memory"]
-    assert view["cue_id"] == world.cue("a1") and view["recalled_in"] == ["q-acme-1"]
+    assert view["cue_id"] == world.cue("a1")
+    assert view["recalled_in"] == ["q-acme-1"]
     for key in ("coref", "intent", "emotion", "entropy", "validity", "unit_type", "times", "severity", "priority_flag"):
         assert key in unit
     assert unit["coref"][0]["needs_human_review"] is True
@@ -402,4 +425,5 @@ def test_openapi_schema_lists_every_route(client: TestClient) -> None:
 
 def test_root_redirects_to_the_inspector(client: TestClient) -> None:
     resp = client.get("/", follow_redirects=False)
-    assert resp.status_code in (302, 307) and resp.headers["location"] == "/inspector/"
+    assert resp.status_code in (302, 307)
+    assert resp.headers["location"] == "/inspector/"

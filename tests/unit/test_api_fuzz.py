@@ -37,12 +37,12 @@ def _schema(tmp: Path, **serve: object) -> schemathesis.BaseSchema:
 
 @pytest.fixture(scope="module")
 def open_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesis.BaseSchema]:
-    yield _schema(tmp_path_factory.mktemp("fuzz-open"), default_tenant="acme")
+    return _schema(tmp_path_factory.mktemp("fuzz-open"), default_tenant="acme")
 
 
 @pytest.fixture(scope="module")
 def keyed_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesis.BaseSchema]:
-    yield _schema(tmp_path_factory.mktemp("fuzz-keyed"), api_keys={"acme": KEY})
+    return _schema(tmp_path_factory.mktemp("fuzz-keyed"), api_keys={"acme": KEY})
 
 
 _FUZZ = settings(
@@ -75,12 +75,17 @@ def _fuzz(schema: schemathesis.BaseSchema, headers: dict[str, str]) -> tuple[lis
 
 def test_no_server_error_with_auth_off(open_schema: schemathesis.BaseSchema) -> None:
     ran, statuses = _fuzz(open_schema, {})
-    assert "POST /recall" in ran and "GET /cues/{cue_id}" in ran and len(ran) >= 12
-    assert sum(statuses.values()) >= 5 * len(ran) and statuses[200] > 0 and statuses[422] > 0
+    assert "POST /recall" in ran
+    assert "GET /cues/{cue_id}" in ran
+    assert len(ran) >= 12
+    assert sum(statuses.values()) >= 5 * len(ran)
+    assert statuses[200] > 0
+    assert statuses[422] > 0
     print(f"auth off: {sum(statuses.values())} requests over {len(ran)} operations, status codes {dict(statuses)}")
 
 
 def test_no_server_error_with_a_key(keyed_schema: schemathesis.BaseSchema) -> None:
     ran, statuses = _fuzz(keyed_schema, {"X-API-Key": KEY})
-    assert "GET /sessions/{session_id}/memories" in ran and statuses[200] > 0
+    assert "GET /sessions/{session_id}/memories" in ran
+    assert statuses[200] > 0
     print(f"with a key: {sum(statuses.values())} requests over {len(ran)} operations, status codes {dict(statuses)}")

@@ -45,19 +45,26 @@ def test_lease_opens_lazily_and_releases_when_idle() -> None:
 
     clock = Clock()
     lease = LeasedStore(opener, dim=4, idle_release_s=10, monotonic=clock)
-    assert not lease.is_open and lease.backend == "closed"
-    assert lease.count() == 0 and lease.is_open and lease.backend == "dict"
+    assert not lease.is_open
+    assert lease.backend == "closed"
+    assert lease.count() == 0
+    assert lease.is_open
+    assert lease.backend == "dict"
     clock.t = 5
     assert not lease.release_if_idle()
     clock.t = 16
-    assert lease.release_if_idle() and not lease.is_open
-    assert lease.scroll(StoreFilter()) == [] and len(opened) == 2 and lease.opens == 2
+    assert lease.release_if_idle()
+    assert not lease.is_open
+    assert lease.scroll(StoreFilter()) == []
+    assert len(opened) == 2
+    assert lease.opens == 2
 
 
 def test_lease_without_idle_release_keeps_the_handle() -> None:
     lease = LeasedStore(DictStore, dim=4, idle_release_s=None)
     lease.ping()
-    assert not lease.release_if_idle() and lease.is_open
+    assert not lease.release_if_idle()
+    assert lease.is_open
     lease.close()
     assert not lease.is_open
 
@@ -69,7 +76,8 @@ def test_lease_turns_a_locked_store_into_unavailable() -> None:
     lease = LeasedStore(locked, dim=4, idle_release_s=1)
     with pytest.raises(StoreUnavailableError, match="replay"):
         lease.count()
-    assert lease.last_error is not None and "WouldBlock" in lease.last_error
+    assert lease.last_error is not None
+    assert "WouldBlock" in lease.last_error
 
 
 def test_lease_lets_configuration_errors_through() -> None:
@@ -129,14 +137,16 @@ def test_records_follow_appends_skip_bad_lines_and_reload_a_replaced_file(tmp_pa
         fh.write("{not json}\n")
         fh.write(state("t", "s", "u", 2, ("a", "b")).model_dump_json() + "\n")
         fh.write(state("t", "s", "u", 3, ("a", "b")).model_dump_json())  # no newline yet: still being written
-    assert [s.turn_count for s in rec.states("t", "s")] == [1, 2] and rec.bad_lines == 1
+    assert [s.turn_count for s in rec.states("t", "s")] == [1, 2]
+    assert rec.bad_lines == 1
     with log.open("a", encoding="utf-8") as fh:
         fh.write("\n")
     assert [s.turn_count for s in rec.states("t", "s")] == [1, 2, 3]
     replacement = tmp_path / "new.jsonl"
     replacement.write_text(state("t", "s", "u", 9, ()).model_dump_json() + "\n", encoding="utf-8")
     os.replace(replacement, log)
-    assert [s.turn_count for s in rec.states("t", "s")] == [9] and rec.bad_lines == 0
+    assert [s.turn_count for s in rec.states("t", "s")] == [9]
+    assert rec.bad_lines == 0
     assert rec.states("other", "s") == []
 
 
@@ -145,17 +155,21 @@ def test_records_index_recalls_by_tenant_and_marker(tmp_path: Path) -> None:
     mid = "3f2a9c1e-0000-5000-8000-000000000000"
     a = recall_result("t1", "s", "q1", mid, 0.871)
     b = recall_result("t2", "s", "q2", mid, 0.871)
-    path.write_text(a.model_dump_json() + "\n" + b.model_dump_json() + "\n" + a.model_dump_json() + "\n", encoding="utf-8")
+    path.write_text(
+        a.model_dump_json() + "\n" + b.model_dump_json() + "\n" + a.model_dump_json() + "\n", encoding="utf-8"
+    )
     rec = SessionRecords(state_log=None, archived_log=None, recall_logs=[path], interval_s=0)
     assert [r.query_event_id for r in rec.recalls("t1", "s")] == ["q1"]  # written twice, indexed once
     assert rec.sessions("t2") == {"s"}
     assert [r.query_event_id for r in rec.find_marker("t1", DebugMarker("CUE-3f2a9c1e", 0.871))] == ["q1"]
     assert rec.find_marker("t1", DebugMarker("CUE-3f2a9c1e", 0.5)) == []
     assert [r.query_event_id for r in rec.find_marker("t1", DebugMarker("CUE-3f2a9c1e", None))] == ["q1"]
-    assert rec.memory_for_cue("t2", "CUE-3f2a9c1e") == mid and rec.memory_for_cue("t3", "CUE-3f2a9c1e") is None
+    assert rec.memory_for_cue("t2", "CUE-3f2a9c1e") == mid
+    assert rec.memory_for_cue("t3", "CUE-3f2a9c1e") is None
     added = recall_result("t1", "s2", "q3", mid, 0.5)
     rec.add_recall(added)
-    assert rec.recall("t1", "q3") == added and rec.recall("t2", "q3") is None
+    assert rec.recall("t1", "q3") == added
+    assert rec.recall("t2", "q3") is None
 
 
 def test_metrics_log_keeps_the_last_version_of_each_window(tmp_path: Path) -> None:
@@ -172,14 +186,17 @@ def test_metrics_log_keeps_the_last_version_of_each_window(tmp_path: Path) -> No
     ]
     path.write_text("".join(w.model_dump_json() + "\n" for w in ws), encoding="utf-8")
     log = MetricsLog(path, interval_s=0)
-    assert log.present() and [w.counters["units"] for w in log.last(5)] == [5, 2]
+    assert log.present()
+    assert [w.counters["units"] for w in log.last(5)] == [5, 2]
     panel = flow_panel(load_points().get(), log.last(5), detail="test")
     points = {p.key: p for p in panel.points}
-    assert panel.source == "flow_metrics" and panel.window_s == 60
+    assert panel.source == "flow_metrics"
+    assert panel.window_s == 60
     assert points["units"].values == [5.0, 2.0]
     assert points["intent_chain_stability"].status == "alert"  # 0.5 < 0.85
     assert points["state_machine_miss_rate"].status == "no_data"
-    assert not MetricsLog(None).present() and MetricsLog(None).last(3) == []
+    assert not MetricsLog(None).present()
+    assert MetricsLog(None).last(3) == []
 
 
 @pytest.mark.parametrize(
@@ -214,7 +231,13 @@ def test_points_table_rejects_unknown_rules(tmp_path: Path) -> None:
 
 
 def _unit(ts: datetime, **kw: Any) -> dict[str, Any]:
-    return {"ts": ts.isoformat(), "entropy": 0.5, "confidence_score": 0.9, "validity": {"validity_type": "permanent"}, **kw}
+    return {
+        "ts": ts.isoformat(),
+        "entropy": 0.5,
+        "confidence_score": 0.9,
+        "validity": {"validity_type": "permanent"},
+        **kw,
+    }
 
 
 def test_computed_panel_counts_per_window() -> None:
@@ -225,17 +248,25 @@ def test_computed_panel_counts_per_window() -> None:
         _unit(T0 + timedelta(minutes=5), validity={"validity_type": "transient"}, merged_from=["x"]),
         {"ts": "garbage"},
     ]
-    states = [state("t", "s", "u", i, ("a",) if i < 4 else ("a", "b"), "clarify" if i == 2 else "continue") for i in (1, 2, 3, 4)]
+    states = [
+        state("t", "s", "u", i, ("a",) if i < 4 else ("a", "b"), "clarify" if i == 2 else "continue")
+        for i in (1, 2, 3, 4)
+    ]
     recalls = [recall_result("t", "s", "q", "3f2a9c1e-0000-5000-8000-000000000000", 0.5)]
     panel = compute_panel(points, units=units, states=states, recalls=recalls, window_s=60, n=10, detail="d")
     v = {p.key: p.values for p in panel.points}
     starts = [w.start for w in panel.windows]
-    assert starts[0] == T0 and len(starts) == len(set(starts)) and starts == sorted(starts)
+    assert starts[0] == T0
+    assert len(starts) == len(set(starts))
+    assert starts == sorted(starts)
     first = starts.index(T0)
-    assert v["units"][first] == 2 and v["coref_needs_review_rate"][first] == 0.5
-    assert v["priority_flag_rate"][first] == 0.5 and v["low_confidence_rate"][first] == 0.5
+    assert v["units"][first] == 2
+    assert v["coref_needs_review_rate"][first] == 0.5
+    assert v["priority_flag_rate"][first] == 0.5
+    assert v["low_confidence_rate"][first] == 0.5
     later = starts.index(T0 + timedelta(minutes=5))
-    assert v["transient_rate"][later] == 1.0 and v["merged_rate"][later] == 1.0
+    assert v["transient_rate"][later] == 1.0
+    assert v["merged_rate"][later] == 1.0
     # 3-turn runs: (1,2,3) stable, (2,3,4) not
     stab = [x for x in v["intent_chain_stability"] if x is not None]
     assert sorted(stab) == [0.0, 1.0]
@@ -287,14 +318,21 @@ def test_point_spec_rules() -> None:
 
 
 def _stored(event: str, minute: int, text: str, role: str = "customer") -> dict[str, Any]:
-    return {"event_id": event, "ts": (T0 + timedelta(minutes=minute)).isoformat(), "source_text": text, "speaker_role": role}
+    return {
+        "event_id": event,
+        "ts": (T0 + timedelta(minutes=minute)).isoformat(),
+        "source_text": text,
+        "speaker_role": role,
+    }
 
 
 def test_context_is_the_last_three_turns_before_the_question() -> None:
     units = [_stored(f"e{i}", i, f"turn {i}") for i in range(6)] + [_stored("e2", 2, "second unit of e2")]
     ctx = context_from_units(units, T0 + timedelta(minutes=4, seconds=30))
-    assert [t.event_id for t in ctx] == ["e2", "e3", "e4"] and ctx[0].text == "turn 2"
-    assert context_from_units(units, T0, 3) == () and context_from_units(units, T0 + timedelta(hours=1), 0) == ()
+    assert [t.event_id for t in ctx] == ["e2", "e3", "e4"]
+    assert ctx[0].text == "turn 2"
+    assert context_from_units(units, T0, 3) == ()
+    assert context_from_units(units, T0 + timedelta(hours=1), 0) == ()
 
 
 def test_build_request_takes_task_and_entities_from_the_state() -> None:
@@ -309,19 +347,33 @@ def test_build_request_takes_task_and_entities_from_the_state() -> None:
     )
     now = datetime(2026, 12, 1, tzinfo=UTC)
     req = build_request(RecallBody(session_id="s", text="到了吗"), tenant_id="t", now=now, units=[], state=st_)
-    assert req.ts == now and req.user_id == "u-li" and req.entities == ("DD1",) and req.known_people == ("小王",)
-    assert req.task_id == st_.task_id and req.intent_chain == ("track", "refund") and req.query_event_id.startswith("api-")
+    assert req.ts == now
+    assert req.user_id == "u-li"
+    assert req.entities == ("DD1",)
+    assert req.known_people == ("小王",)
+    assert req.task_id == st_.task_id
+    assert req.intent_chain == ("track", "refund")
+    assert req.query_event_id.startswith("api-")
     again = build_request(RecallBody(session_id="s", text="到了吗"), tenant_id="t", now=now, units=[], state=st_)
     assert again.query_event_id == req.query_event_id
     own = build_request(
-        RecallBody(session_id="s", text="q", user_id="u2", event_id="e9", context=[RecallContextTurn(text="earlier", speaker="Ann")]),
+        RecallBody(
+            session_id="s",
+            text="q",
+            user_id="u2",
+            event_id="e9",
+            context=[RecallContextTurn(text="earlier", speaker="Ann")],
+        ),
         tenant_id="t",
         now=now,
         units=[_stored("e1", 0, "stored")],
         state=None,
     )
-    assert own.user_id == "u2" and own.query_event_id == "e9" and [t.text for t in own.context] == ["earlier"]
-    assert own.known_people == ("Ann",) and own.task_id is None
+    assert own.user_id == "u2"
+    assert own.query_event_id == "e9"
+    assert [t.text for t in own.context] == ["earlier"]
+    assert own.known_people == ("Ann",)
+    assert own.task_id is None
 
 
 # -- security ---------------------------------------------------------------------------------------
@@ -339,6 +391,8 @@ def test_auth_modes() -> None:
     with pytest.raises(ConfigurationError, match="empty"):
         KeyTable(Settings(serve={"api_keys": {"t": ""}}).serve, required=True)
     table = KeyTable(Settings(serve={"api_keys": {"a": "ka", "b": "kb"}}).serve, required=True)
-    assert table.caller("kb", None).tenant_id == "b" and table.caller("ka", "a").authenticated
+    assert table.caller("kb", None).tenant_id == "b"
+    assert table.caller("ka", "a").authenticated
     open_table = KeyTable(Settings(serve={"default_tenant": "d"}).serve, required=False)
-    assert open_table.caller(None, "  ").tenant_id == "d" and open_table.caller("ignored", "x").tenant_id == "x"
+    assert open_table.caller(None, "  ").tenant_id == "d"
+    assert open_table.caller("ignored", "x").tenant_id == "x"
