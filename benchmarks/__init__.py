@@ -1,1 +1,1 @@
-"""Measurements that are run by hand; they print figures and assert nothing."""
+"""Benchmarks: `python -m benchmarks.NAME`; they measure and print, never assert wall-clock time."""

@@ -4,12 +4,15 @@
           → key by session_id → normalise (language mix, sentences, times)
           → [filters] → task state machine ──> task states (mirror) / archived tasks
           → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
+          → recall trigger (customer turns, with the last 3 turns as context)
+          → recall service (batch map) → recall results → response requests
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 import bytewax.operators as op
 from bytewax.dataflow import Dataflow
@@ -19,16 +22,25 @@ from flows.settings import Settings
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
 from operators.normalise import normalise
+from operators.recall import recall_trigger
 from operators.task_fsm import TaskOperatorConfig, track_tasks
 from operators.units import assemble_units
 from operators.validity import tag_validity
 from schemas.events import InputEvent, SessionEnd
+from schemas.recall import RecallRequest, RecallResult
 from state.embedding import Embedder
 from state.ingress import IngressLimits
+from state.recall_trigger import TriggerConfig, response_request
 from state.task_data import TaskData, TaskDataPaths
 from state.task_fsm import TaskConfig
 from state.turn import NormaliseConfig
 from state.validity import ValidityData
+
+
+class RecallExecutor(Protocol):
+    """What the flow needs from recall (flows.recall.RecallService): requests in, results out."""
+
+    def run_batch(self, requests: list[RecallRequest]) -> list[tuple[RecallRequest, RecallResult]]: ...
 
 
 def _system_clock() -> datetime:
@@ -78,10 +90,12 @@ def build_flow(
     anchor_embedder: Embedder | None = None,
     clock: Callable[[], datetime] = _system_clock,
     flow_id: str = "recallflow",
+    recall: RecallExecutor | None = None,
 ) -> Dataflow:
     """Compose the dataflow. `clock` only stamps dead letters and idle timers, never event logic.
 
     `anchor_embedder` embeds turns for goal anchoring (default: `embedder`).
+    `recall` runs the recall branch; without it (or with `recall.enabled` off) the flow is write-only.
     """
     flow = Dataflow(flow_id)
     raws, transport_errors = source.attach(flow, clock)
@@ -134,6 +148,18 @@ def build_flow(
         op.output(f"memory_out_{i}", embedded, point_sink)
 
     # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
+    if recall is not None and settings.recall.enabled:
+        trigger = TriggerConfig(context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles)
+        requests = op.key_rm(
+            "recall_requests_unkeyed", recall_trigger("recall_trigger", turns, controls, trigger, clock=clock)
+        )
+        recalled = op.flat_map_batch("recall_execute", requests, recall.run_batch)
+        results = op.map("recall_results", recalled, lambda pair: pair[1])
+        for i, result_sink in enumerate(outputs.recall_results):
+            op.output(f"recall_out_{i}", results, result_sink)
+        responses = op.map("response_requests", recalled, lambda pair: response_request(*pair))
+        for i, response_sink in enumerate(outputs.response_requests):
+            op.output(f"response_request_out_{i}", responses, response_sink)
 
     # -- windowed metrics (issue 7) --
 

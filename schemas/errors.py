@@ -17,6 +17,7 @@
         ├── StateMirrorError             Redis mirror write/read failed
         ├── BrokerError                  Kafka admin/produce failed
         └── ChatEndpointError            chat endpoint down, slow or garbage after its retry (use the fallback)
+        └── VerifierError                a fact verifier (HTTP) failed, timed out or answered garbage
 
 Each class says when it is raised and what the caller should do.
 """
@@ -113,3 +114,12 @@ class ChatEndpointError(SinkError):
         super().__init__(message)
         self.reason = reason
         self.attempts = attempts
+class VerifierError(SinkError):
+    """Raised by a verifier in sinks/verifiers.py when its call fails, times out, is refused
+    (HTTP 429/5xx) or answers something that is not a verdict. The recall guard records it as a
+    failure (two in a row open the breaker) and treats the fact as unverified; never fatal."""
+
+    def __init__(self, message: str, *, rate_limited: bool = False, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.rate_limited = rate_limited
+        self.timed_out = timed_out

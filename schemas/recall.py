@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
-from schemas.events import SCHEMA_VERSION, Record, SpeakerRole
+from schemas.events import SCHEMA_VERSION, Record, SpeakerRole, as_utc
 from schemas.memory import EmotionLoad
 
 QuestionClass = Literal["order", "logistics", "after_sales", "promotion", "account", "other"]
@@ -21,6 +21,9 @@ class ScoreComponents(Record):
     commitment_strength: float = 0.0
     semantic: float = 0.0
     lexical: float = 0.0
+    person: float = 0.0
+    entity: float = 0.0
+    relevance: float = 0.0
     css: float = 0.0
     final: float = 0.0
 
@@ -43,6 +46,8 @@ class EvidenceLink(Record):
 
 class Cue(Record):
     memory_id: str
+    cue_id: str = ""
+    tier: Literal["recent", "long_term"] = "long_term"
     text: str
     unit_type: str
     score: float
@@ -54,6 +59,51 @@ class Cue(Record):
     ts: datetime | None = None
     speaker_role: SpeakerRole | None = None
     emotion: EmotionLoad | None = None
+
+
+class ContextTurn(Record):
+    """One of the last turns of the session: the immediate context, never retrieved."""
+
+    event_id: str
+    ts: datetime
+    text: str
+    speaker: str | None = None
+    speaker_role: SpeakerRole = "customer"
+
+
+class RecallRequest(Record):
+    """A user turn that asks for recall (emitted by the trigger, or built by the CLI / API)."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    query_event_id: str
+    session_id: str
+    tenant_id: str = "default"
+    user_id: str | None = None
+    query_text: str
+    ts: datetime
+    speaker: str | None = None
+    context: tuple[ContextTurn, ...] = Field(default=(), max_length=3)
+    known_people: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    task_id: str | None = None
+    task_stage: str | None = None
+    intent_chain: tuple[str, ...] = ()
+
+    @field_validator("ts")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class VerifierAnswer(Record):
+    """What a verifier said about a transient fact: still true or not, and the current value."""
+
+    kind: str
+    subject: str
+    valid: bool
+    value: str | None = None
+    checked_at: datetime
+    latency_ms: float = 0.0
 
 
 class RecallResult(Record):

@@ -1,0 +1,273 @@
+"""The recall service: three tiers in, at most three explained cues out (SPEC §5.8).
+
+    context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
+                 \\                           |                            /
+                  → candidates (tenant + user only, valid now, said before now)
+                  → one vectorised scoring pass (state.recall_scoring)
+                  → verify the transient ones near the top (guard + verifiers, bounded wait)
+                  → arbitration (user > fresh verifier > memory), rescore
+                  → top-3 cues with components, reasons, evidence chain, debug marker
+
+The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flow applies
+`run_batch` to the trigger's requests. Everything here is composition: the logic lives in
+state/, the I/O in sinks/. Isolation is enforced twice: by the store filter and again on
+every payload before scoring, so a backend bug cannot leak another tenant's memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from flows.verification import VerificationGuard
+from schemas.errors import StateMirrorError, StoreError
+from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
+from sinks.recent_actions import RecentActions
+from sinks.store.base import MemoryStore, StoreFilter
+from sinks.verifiers import VerifyRequest
+from state.embedding import Embedder
+from state.recall_arbitration import Arbitration, VerifyOutcome, arbitrate
+from state.recall_config import HotTables
+from state.recall_explain import build_cues
+from state.recall_query import analyse_query
+from state.recall_scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
+
+log = logging.getLogger(__name__)
+
+_TRANSIENT = 2
+
+
+def _subject(payload: Mapping[str, Any]) -> str:
+    """What a verifier is asked about: the resolved entity, else the first term, else the topic."""
+    for anchor in payload.get("coref") or ():
+        if anchor.get("resolved_entity"):
+            return str(anchor["resolved_entity"])
+    terms = payload.get("terms") or ()
+    if terms:
+        return str(terms[0])
+    return str(payload.get("topic") or payload.get("text", ""))[:80]
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    question_class: str
+    batch: CandidateBatch
+    scores: PoolScores
+    arb: Arbitration
+    outcomes: dict[int, VerifyOutcome]
+    tiers: list[str]
+    max_cues: int
+
+
+class RecallService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Embedder,
+        tables: HotTables,
+        *,
+        candidate_limit: int = 100,
+        recent: RecentActions | None = None,
+        recent_limit: int = 5,
+        verification: VerificationGuard | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._tables = tables
+        self._limit = candidate_limit
+        self._recent = recent
+        self._recent_limit = recent_limit
+        self._verification = verification
+
+    # -- candidates ---------------------------------------------------------------------
+
+    @staticmethod
+    def _scope(request: RecallRequest) -> dict[str, str]:
+        scope = {"tenant_id": request.tenant_id}
+        if request.user_id is not None:
+            scope["user_id"] = request.user_id
+        else:
+            scope["session_id"] = request.session_id  # no user: never wider than the session
+        return scope
+
+    def _candidates(
+        self, request: RecallRequest, qvec: np.ndarray
+    ) -> tuple[list[str], list[dict[str, Any]], list[float], list[str]]:
+        scope = self._scope(request)
+        now = request.ts.isoformat()
+        flt = StoreFilter(match=scope, valid_at=now, not_after=now)
+        hits = self._store.search(qvec, flt, self._limit)
+        skip = {request.query_event_id, *(t.event_id for t in request.context)}
+        ids: list[str] = []
+        payloads: list[dict[str, Any]] = []
+        sims: list[float] = []
+        tiers: list[str] = []
+
+        def admit(mid: str, payload: dict[str, Any], sim: float, tier: str) -> None:
+            if any(payload.get(k) != v for k, v in scope.items()) or payload.get("event_id") in skip:
+                return
+            ids.append(mid)
+            payloads.append(payload)
+            sims.append(sim)
+            tiers.append(tier)
+
+        for h in hits:
+            admit(h.id, h.payload, h.score, "long_term")
+        if self._recent is not None and request.user_id is not None and self._recent_limit:
+            try:
+                recent = self._recent.read(request.tenant_id, request.user_id, request.ts, self._recent_limit)
+            except StateMirrorError as exc:  # a read model: without it recall still has the store
+                log.warning(json.dumps({"op": "recall.recent_tier", "error": str(exc)}))
+                recent = []
+            position = {mid: i for i, mid in enumerate(ids)}
+            for u in recent:  # a recent action already among the long-term hits is still recent
+                if u.memory_id in position:
+                    tiers[position[u.memory_id]] = "recent"
+            missing = [u for u in recent if u.memory_id not in position]
+            if missing:
+                stored = self._store.retrieve([u.memory_id for u in missing], with_vectors=True)
+                vectors = {h.id: h.vector for h in stored}
+                for u in missing:
+                    vec = vectors.get(u.memory_id)
+                    sim = float(np.dot(vec, qvec)) if vec is not None else 0.0
+                    admit(u.memory_id, u.model_dump(mode="json"), sim, "recent")
+        return ids, payloads, sims, tiers
+
+    # -- verification and arbitration ----------------------------------------------------
+
+    def _verify(self, request: RecallRequest, batch: CandidateBatch, order: Sequence[int]) -> dict[int, VerifyOutcome]:
+        transient = [i for i in order if batch.validity[i] == _TRANSIENT]
+        if not transient:
+            return {}
+        if self._verification is None:
+            return {i: VerifyOutcome("failed", "verification is switched off") for i in transient}
+        items = [
+            (
+                i,
+                VerifyRequest(
+                    kind=str(batch.topics[i] or "transient"),
+                    subject=_subject(batch.payloads[i]),
+                    text=str(batch.payloads[i].get("text", "")),
+                    memory_id=batch.ids[i],
+                    tenant_id=request.tenant_id,
+                    user_id=request.user_id,
+                ),
+            )
+            for i in transient
+        ]
+        return self._verification.verify(items, request.user_id or request.session_id)
+
+    # -- the API -------------------------------------------------------------------------
+
+    def _rank(self, request: RecallRequest) -> _Ranked:
+        tables = self._tables.get()
+        people = tuple(dict.fromkeys([*request.known_people, *(t.speaker for t in request.context if t.speaker)]))
+        query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
+        qvec = self._embedder.query([query.semantic_text])[0]
+        ids, payloads, sims, tiers = self._candidates(request, qvec)
+        batch = candidate_batch(ids, payloads, sims, tables.stopwords)
+        k = tables.validity.max_cues
+        statements = (
+            *request.context,
+            ContextTurn(
+                event_id=request.query_event_id, ts=request.ts, text=request.query_text, speaker=request.speaker
+            ),
+        )
+        outcomes: dict[int, VerifyOutcome] = {}
+        arb = arbitrate(batch, outcomes, statements, tables)
+        scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
+        for _ in range(3):  # verify what reaches the top; a drop lets the next one up
+            todo = [i for i in top_indices(scores, k + 2) if i not in outcomes]
+            fresh = self._verify(request, batch, todo)
+            if not fresh:
+                break
+            outcomes |= fresh
+            arb = arbitrate(batch, outcomes, statements, tables)
+            scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
+        return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k)
+
+    def ranked_ids(self, request: RecallRequest, k: int) -> list[str]:
+        """Memory ids of the k best candidates, best first (evaluation at k > 3)."""
+        ranked = self._rank(request)
+        return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k)]
+
+    def recall(self, request: RecallRequest) -> RecallResult:
+        """Scored, explained recall for one question (see the module docstring)."""
+        started = time.perf_counter()
+        r = self._rank(request)
+        picked = top_indices(r.scores, r.max_cues)
+        verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
+        cues, explanation, marker = build_cues(
+            picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
+        )
+        result = RecallResult(
+            query_event_id=request.query_event_id,
+            session_id=request.session_id,
+            tenant_id=request.tenant_id,
+            user_id=request.user_id,
+            query_text=request.query_text,
+            question_class=r.question_class,  # type: ignore[arg-type]
+            ts=request.ts,
+            cues=cues,
+            validity_decisions=self._decisions(r.batch, r.scores.decisions, r.arb, picked),
+            evidence_chain=r.arb.evidence,
+            explanation=explanation,
+            debug_marker=marker,
+        )
+        log.debug(
+            json.dumps(
+                {
+                    "op": "recall",
+                    "event": request.query_event_id,
+                    "candidates": len(r.batch),
+                    "cues": len(cues),
+                    "ms": round((time.perf_counter() - started) * 1000, 2),
+                }
+            )
+        )
+        return result
+
+    @staticmethod
+    def _decisions(
+        batch: CandidateBatch, validity: Sequence[Any], arb: Arbitration, picked: Sequence[int]
+    ) -> tuple[ValidityDecision, ...]:
+        out: dict[int, ValidityDecision] = {}
+        for d in (*validity, *arb.decisions):
+            out[d.index] = ValidityDecision(memory_id=batch.ids[d.index], decision=d.decision, detail=d.detail)
+        for i in picked:
+            out.setdefault(i, ValidityDecision(memory_id=batch.ids[i], decision="kept", detail="valid now"))
+        return tuple(out[i] for i in sorted(out))
+
+    def run_batch(self, requests: list[RecallRequest]) -> list[tuple[RecallRequest, RecallResult]]:
+        """The flow's batch map: each request with its result, in order.
+
+        A store that fails (after its own retries) degrades one recall to an empty, explained
+        result instead of stopping the dataflow; the responder then answers without cues.
+        """
+        out: list[tuple[RecallRequest, RecallResult]] = []
+        for r in requests:
+            try:
+                out.append((r, self.recall(r)))
+            except StoreError as exc:
+                log.warning(json.dumps({"op": "recall", "event": r.query_event_id, "error": str(exc)}))
+                out.append(
+                    (
+                        r,
+                        RecallResult(
+                            query_event_id=r.query_event_id,
+                            session_id=r.session_id,
+                            tenant_id=r.tenant_id,
+                            user_id=r.user_id,
+                            query_text=r.query_text,
+                            ts=r.ts,
+                            explanation=f"recall unavailable: {exc}",
+                        ),
+                    )
+                )
+        return out

@@ -1,0 +1,69 @@
+import pytest
+
+from state.recall_config import load_tables
+from state.recall_query import (
+    analyse_query,
+    causal_cues,
+    classify_question,
+    identifiers,
+    is_explicit_statement,
+    name_candidates,
+    strip_names,
+)
+
+TABLES = load_tables()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我的快递到哪了？", "logistics"),
+        ("Where is my parcel? tracking says nothing", "logistics"),
+        ("帮我取消这个订单", "order"),
+        ("上周投诉的退款还没到", "after_sales"),
+        ("双十一有什么优惠券", "promotion"),
+        ("我的积分怎么兑换，账号登录不了", "account"),
+        ("How was your weekend?", None),
+    ],
+)
+def test_question_classes(text: str, expected: str | None) -> None:
+    spec = classify_question(text, TABLES)
+    assert (spec.name if spec else None) == expected
+
+
+def test_cues_cap_at_one_and_absent_cues_are_zero() -> None:
+    assert causal_cues("again and again, frustrated, urgent!", TABLES)[0] == 1.0
+    assert causal_cues("What is the return policy", TABLES) == (0.0, ())
+
+
+def test_emotion_of_a_frustrated_repeat_is_more_stressed_than_neutral() -> None:
+    calm = analyse_query("what is the return policy", TABLES)
+    upset = analyse_query("客服态度又这么差，太失望了", TABLES)
+    assert upset.emotion[0] > calm.emotion[0]
+    assert upset.cue_intensity == 1.0
+    assert calm.cue_intensity == 0.0
+
+
+def test_names_are_found_and_taken_out_of_the_embedded_text() -> None:
+    q = analyse_query("When did Melanie paint a sunrise?", TABLES)
+    assert q.name_candidates == ("Melanie",)
+    assert "Melanie" not in q.semantic_text
+    assert "sunrise" in q.semantic_text
+    assert name_candidates("What did I tell you on Monday?", (), TABLES) == ()
+
+
+def test_stripping_never_leaves_an_empty_query() -> None:
+    assert strip_names("Caroline?", ["Caroline"]) == "Caroline?"
+    assert strip_names("王经理说的方案", ["王经理"]) == "说的方案"
+
+
+def test_identifiers_and_caller_entities_are_merged() -> None:
+    assert identifiers("my order 20250601123 and 13800138000") == ("20250601123", "13800138000")
+    q = analyse_query("where is order 20250601123", TABLES, entities=["SF1234567", "20250601123"])
+    assert q.entities == ("20250601123", "SF1234567")
+    assert q.needs_certainty
+
+
+def test_explicit_statements() -> None:
+    assert is_explicit_statement("Actually I already got the refund", TABLES)
+    assert not is_explicit_statement("Did I get the refund?", TABLES)

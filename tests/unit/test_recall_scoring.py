@@ -1,0 +1,201 @@
+import math
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schemas.memory import EmotionLoad, Validity
+from state.recall_config import load_tables
+from state.recall_query import analyse_query
+from state.recall_scoring import candidate_batch, score_pool, top_indices, validity_filter
+from tests.recall_support import T0, unit
+
+TABLES = load_tables()
+NOW = T0 + timedelta(days=7)
+
+
+def _batch(units, sims=None):
+    payloads = [u.model_dump(mode="json") for u in units]
+    return candidate_batch([u.memory_id for u in units], payloads, sims or [0.5] * len(units), TABLES.stopwords)
+
+
+def test_components_follow_the_spec_formulas() -> None:
+    resolved_at = NOW - timedelta(hours=84)
+    units = [
+        unit(
+            "complaint pending",
+            n=1,
+            ts=NOW - timedelta(hours=24),
+            severity="high",
+            resolution_status="pending",
+            commitment_strength=0.7,
+        ),
+        unit(
+            "complaint resolved",
+            n=2,
+            ts=NOW - timedelta(hours=100),
+            severity="medium",
+            resolution_status="resolved",
+            resolved_at=resolved_at,
+        ),
+        unit("chit chat", n=3, ts=NOW - timedelta(hours=1)),
+    ]
+    s = score_pool(analyse_query("any update", TABLES), _batch(units), TABLES, NOW)
+    assert math.isclose(s.time_proximity[0], 1 / (1 + math.log(1 + 24)))
+    assert list(s.severity) == [1.0, 0.6, 0.3]
+    assert s.resolution_gap[0] == 1.0
+    assert math.isclose(s.resolution_gap[1], max(0.1, 1 - min(0.9, 84 / 168)))
+    assert s.resolution_gap[2] == 0.0
+    expected = 0.4 * s.emotion_match[0] + 0.25 * s.time_proximity[0] + 0.2 * 1.0 + 0.15 * 1.0 + 0.1 * 0.7
+    assert math.isclose(s.css[0], expected)
+
+
+def test_resolution_gap_bottoms_out_after_a_week() -> None:
+    u = unit(
+        "old", n=1, ts=NOW - timedelta(days=30), resolution_status="resolved", resolved_at=NOW - timedelta(days=20)
+    )
+    s = score_pool(analyse_query("x", TABLES), _batch([u]), TABLES, NOW)
+    assert math.isclose(s.resolution_gap[0], 0.1)
+
+
+def test_expired_not_yet_valid_off_cycle_and_low_confidence_are_not_eligible() -> None:
+    monday = datetime(2025, 6, 2, 12, tzinfo=UTC)
+    units = [
+        unit(
+            "expired promo",
+            n=1,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", effective_to=monday - timedelta(hours=1)),
+        ),
+        unit(
+            "future promo",
+            n=2,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", effective_from=monday + timedelta(days=1)),
+        ),
+        unit(
+            "tuesday rule",
+            n=3,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", cycle_pattern="every_tuesday"),
+        ),
+        unit("hedged", n=4, ts=monday - timedelta(days=3), confidence_score=0.3),
+        unit(
+            "fine",
+            n=5,
+            ts=monday - timedelta(days=3),
+            validity=Validity(validity_type="periodic", cycle_pattern="weekdays"),
+        ),
+    ]
+    mask, decisions = validity_filter(_batch(units), monday, TABLES, needs_certainty=True, class_topics=None)
+    assert mask.tolist() == [False, False, False, False, True]
+    assert sorted(d.decision for d in decisions) == ["expired", "expired", "expired", "low_confidence"]
+    mask, _ = validity_filter(_batch(units), monday, TABLES, needs_certainty=False, class_topics=None)
+    assert mask.tolist() == [False, False, False, True, True]
+
+
+def test_each_class_sees_only_its_topics_and_untagged_memories() -> None:
+    units = [unit("a", n=1, topic="promotion"), unit("b", n=2, topic="logistics"), unit("c", n=3)]
+    q = analyse_query("我的快递到哪了", TABLES)
+    s = score_pool(q, _batch(units), TABLES, NOW)
+    assert s.eligible.tolist() == [False, True, True]
+
+
+def test_same_problem_again_lifts_the_open_severe_complaint_over_chit_chat() -> None:
+    upset = EmotionLoad(stress=0.9, urgency=0.6, certainty=0.5, cooperation=0.2)
+    units = [
+        unit("客服小王人挺好的，态度不错", n=1, ts=NOW - timedelta(hours=2), unit_type="smalltalk"),
+        unit(
+            "客服态度很差，我要投诉",
+            n=2,
+            ts=NOW - timedelta(days=6),
+            unit_type="complaint",
+            topic="service_attitude",
+            severity="high",
+            resolution_status="pending",
+            emotion=upset,
+        ),
+    ]
+    q = analyse_query("客服态度又这么差，太失望了", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.9, 0.8]), TABLES, NOW)  # plain vector search prefers the chit-chat
+    assert top_indices(s, 1) == [1]
+
+
+def test_a_named_person_counts_as_speaker_not_as_a_word() -> None:
+    units = [
+        unit("Hey Caroline! Good to see you", n=1, speaker="Melanie"),
+        unit("I went to a support group yesterday", n=2, speaker="Caroline"),
+        unit("I went to the beach", n=3, speaker="Melanie"),
+    ]
+    q = analyse_query("When did Caroline go to the support group?", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.6, 0.6, 0.6]), TABLES, NOW)
+    assert s.people == ("Caroline",)
+    assert s.person.tolist() == [0.0, 1.0, 0.0]
+    assert s.lexical[0] == 0.0  # the name alone matches nothing
+    assert top_indices(s, 1) == [1]
+
+
+def test_identifier_match_and_neighbours() -> None:
+    units = [
+        unit("what is the status of order 20250601123", n=1, session="s1"),
+        unit("it left the warehouse this morning", n=2, session="s1"),
+        unit("unrelated line", n=3, session="s2"),
+    ]
+    q = analyse_query("order 20250601123 status", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.9, 0.2, 0.2]), TABLES, NOW)
+    assert s.entity.tolist() == [1.0, 0.0, 0.0]
+    assert s.relevance[1] > s.relevance[2]  # the answer inherits from its question
+
+
+def test_factors_zero_drop_and_scale() -> None:
+    units = [unit("a b", n=1), unit("a b", n=2)]
+    q = analyse_query("a b", TABLES)
+    s = score_pool(q, _batch(units), TABLES, NOW, factors=np.array([0.0, 0.5]))
+    assert s.eligible.tolist() == [False, True]
+    assert top_indices(s, 3) == [1]
+
+
+def test_empty_pool() -> None:
+    s = score_pool(analyse_query("x", TABLES), _batch([]), TABLES, NOW)
+    assert top_indices(s, 3) == []
+
+
+_unit = st.builds(
+    lambda i, hours, sev, res, stress, conf, sim: (
+        unit(
+            f"memory {i} text",
+            n=i,
+            ts=NOW - timedelta(hours=hours),
+            severity=sev,
+            resolution_status=res,
+            emotion=EmotionLoad(stress=stress),
+            confidence_score=conf,
+        ),
+        sim,
+    ),
+    st.integers(0, 10_000),
+    st.floats(0, 24 * 400),
+    st.sampled_from(["high", "medium", "low"]),
+    st.sampled_from(["pending", "resolved", "none"]),
+    st.floats(0, 1),
+    st.floats(0, 1),
+    st.floats(-1, 1),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_unit, max_size=25, unique_by=lambda x: x[0].memory_id),
+    st.sampled_from(["客服态度又这么差", "where is my parcel", "hello", "双十一优惠"]),
+)
+def test_scores_stay_in_range_and_top_k_is_eligible_and_sorted(pairs, text: str) -> None:
+    units = [p[0] for p in pairs]
+    s = score_pool(analyse_query(text, TABLES), _batch(units, [p[1] for p in pairs]), TABLES, NOW)
+    for comp in (s.emotion_match, s.time_proximity, s.severity, s.resolution_gap, s.semantic, s.lexical):
+        assert ((comp >= -1e-9) & (comp <= 1 + 1e-9)).all()
+    assert ((s.css >= 0) & (s.css <= 1.1 + 1e-9)).all()
+    top = top_indices(s, 3)
+    assert len(top) <= 3
+    assert all(s.eligible[i] for i in top)
+    assert [s.final[i] for i in top] == sorted((s.final[i] for i in top), reverse=True)

@@ -1,0 +1,236 @@
+"""The recall service end to end on the embedded store (qdrant-edge) with the static embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+
+from flows.recall import RecallService
+from flows.verification import VerificationGuard
+from schemas.errors import StateMirrorError, StoreError
+from schemas.memory import EmotionLoad, Validity
+from schemas.recall import ContextTurn
+from sinks.embedders import load_embedder
+from sinks.recent_actions import InMemoryRecentActions
+from sinks.store.qdrant_edge import QdrantEdgeStore
+from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
+from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, HotTables
+from tests.recall_support import T0, ask, fill_store, unit
+from tests.verifier_server import verifier_server
+
+NOW = T0 + timedelta(days=7)
+EMB = load_embedder("static")
+UPSET = EmotionLoad(stress=0.9, urgency=0.6, certainty=0.5, cooperation=0.2)
+WAREHOUSE = dict(topic="warehouse_status", terms=("东莞仓",), validity=Validity(validity_type="transient"))
+
+UNITS = [
+    unit(
+        "客服态度很差，我要投诉",
+        n=1,
+        unit_type="complaint",
+        topic="service_attitude",
+        severity="high",
+        resolution_status="pending",
+        emotion=UPSET,
+    ),
+    unit("客服小王人挺好的，态度不错", n=2, unit_type="smalltalk", ts=NOW - timedelta(hours=3)),
+    unit(
+        "双十一全场满300减50",
+        n=3,
+        topic="promotion",
+        validity=Validity(validity_type="periodic", effective_to=NOW - timedelta(days=1)),
+    ),
+    unit(
+        "618大促满200减30",
+        n=4,
+        topic="promotion",
+        validity=Validity(validity_type="periodic", effective_to=NOW + timedelta(days=10)),
+    ),
+    unit("东莞仓维护中，暂停发货", n=5, **WAREHOUSE),
+    unit(
+        "客服态度很差，另一个租户的投诉",
+        n=6,
+        tenant="t2",
+        unit_type="complaint",
+        severity="high",
+        resolution_status="pending",
+        emotion=UPSET,
+    ),
+    unit(
+        "客服态度很差，另一个用户的投诉",
+        n=7,
+        user="u2",
+        unit_type="complaint",
+        severity="high",
+        resolution_status="pending",
+        emotion=UPSET,
+    ),
+    unit("满100减20优惠券，另一个租户", n=8, tenant="t2", topic="promotion"),
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QdrantEdgeStore]:
+    """One store for the module (creating an edge shard takes seconds); the tests only read."""
+    s = fill_store(tmp_path_factory.mktemp("store"), EMB, UNITS)
+    yield s
+    s.close()
+
+
+def _service(store: QdrantEdgeStore, **kw: object) -> RecallService:
+    return RecallService(store, EMB, kw.pop("tables", HotTables()), **kw)  # type: ignore[arg-type]
+
+
+def _texts(result) -> list[str]:
+    return [c.text for c in result.cues]
+
+
+def test_same_problem_again_finds_the_open_complaint_with_reasons(store: QdrantEdgeStore) -> None:
+    r = _service(store).recall(ask("客服态度又这么差，太失望了", at=NOW))
+    top = r.cues[0]
+    assert top.text == "客服态度很差，我要投诉"
+    assert r.question_class == "after_sales"
+    assert "still pending" in top.explanation
+    assert "emotion match" in top.explanation
+    assert top.explanation.startswith(top.cue_id + " complaint about service_attitude, ")
+    assert r.debug_marker.startswith(f"[DEBUG:cue={top.cue_id},css=")
+    assert top.components.resolution_gap == 1.0
+    assert top.components.severity == 1.0
+    assert len(r.cues) <= 3
+
+
+@pytest.mark.parametrize("query", ["客服态度又这么差", "满减优惠还有吗", "东莞仓发货了吗", "another tenant complaint"])
+def test_another_tenants_or_users_memory_is_never_returned(store: QdrantEdgeStore, query: str) -> None:
+    svc = _service(store)
+    for tenant, user in (("t1", "u1"), ("t2", "u1"), ("t1", "u2"), ("t3", "u1")):
+        r = svc.recall(ask(query, at=NOW, tenant=tenant, user=user))
+        ids = {c.memory_id for c in r.cues} | {d.memory_id for d in r.validity_decisions}
+        allowed = {u.memory_id for u in UNITS if u.tenant_id == tenant and u.user_id == user}
+        assert ids <= allowed
+
+
+def test_no_user_means_the_session_only(store: QdrantEdgeStore) -> None:
+    r = _service(store).recall(ask("客服态度", at=NOW, user=None))
+    assert r.cues == ()  # the question's own session holds nothing
+
+
+def test_an_expired_promotion_is_never_returned(store: QdrantEdgeStore) -> None:
+    r = _service(store).recall(ask("现在有什么满减优惠活动", at=NOW))
+    assert "双十一全场满300减50" not in _texts(r)
+    assert _texts(r)[0] == "618大促满200减30"
+    earlier = _service(store).recall(ask("现在有什么满减优惠活动", at=NOW - timedelta(days=3)))
+    assert "双十一全场满300减50" in _texts(earlier)  # it was valid then
+
+
+def test_context_turns_are_not_recalled(store: QdrantEdgeStore) -> None:
+    ctx = (ContextTurn(event_id="e2", ts=NOW, text="客服小王人挺好的，态度不错"),)
+    r = _service(store).recall(ask("客服态度", at=NOW, context=ctx))
+    assert "客服小王人挺好的，态度不错" not in _texts(r)
+
+
+def _guarded(url: str, path: str) -> VerificationGuard:
+    registry = VerifierRegistry()
+    registry.register(HttpVerifier("warehouse_status", url + path))
+    return VerificationGuard(registry, VerifierPool(2), wait_s=1.0, answer_ttl_s=0.0)
+
+
+def _tables_with(tmp_path: Path, **validity: object) -> HotTables:
+    w = yaml.safe_load(DEFAULT_WEIGHTS.read_text())
+    w["validity"].update(validity)
+    path = tmp_path / "weights.yaml"
+    path.write_text(yaml.safe_dump(w))
+    return HotTables(path, DEFAULT_LEXICON)
+
+
+def _warehouse_cue(result):
+    return next((c for c in result.cues if c.text.startswith("东莞仓")), None)
+
+
+def test_a_failing_verifier_downweights_then_the_breaker_opens(store: QdrantEdgeStore) -> None:
+    with verifier_server() as (url, hits):
+        plain = _service(store, verification=_guarded(url, "/ok")).recall(ask("东莞仓发货了吗", at=NOW))
+        verified = _warehouse_cue(plain)
+        assert verified is not None
+        assert "verified now" in verified.explanation
+        guard = _guarded(url, "/fail")
+        svc = _service(store, verification=guard)
+        results = [svc.recall(ask("东莞仓发货了吗", at=NOW, event=f"q{i}")) for i in range(3)]
+        for r in results:
+            cue = _warehouse_cue(r)
+            assert cue is not None
+            assert cue.score < verified.score
+            assert any(d.decision == "verify_failed_downweighted" for d in r.validity_decisions)
+        assert hits["fail"] == 2  # the third recall found the breaker open
+        assert "breaker open" in next(
+            d.detail for d in results[2].validity_decisions if d.decision.startswith("verify")
+        )
+
+
+def test_a_failing_verifier_drops_the_fact_when_configured(store: QdrantEdgeStore, tmp_path: Path) -> None:
+    with verifier_server() as (url, _):
+        svc = _service(
+            store, verification=_guarded(url, "/fail"), tables=_tables_with(tmp_path, on_verify_failure="drop")
+        )
+        r = svc.recall(ask("东莞仓发货了吗", at=NOW))
+        assert _warehouse_cue(r) is None
+        assert any(d.decision == "verify_failed_dropped" for d in r.validity_decisions)
+
+
+def test_verifier_contradiction_and_user_statement_overrides_are_in_the_evidence_chain(store: QdrantEdgeStore) -> None:
+    with verifier_server() as (url, _):
+        svc = _service(store, verification=_guarded(url, "/down"))
+        r = svc.recall(ask("东莞仓发货了吗", at=NOW))
+        assert _warehouse_cue(r) is None
+        assert [(e.winner, e.loser) for e in r.evidence_chain] == [("verifier", "memory")]
+        said = svc.recall(ask("我刚收到通知东莞仓已经恢复发货了，什么时候到", at=NOW))
+        assert _warehouse_cue(said) is None
+        assert ("user_statement", "memory") in [(e.winner, e.loser) for e in said.evidence_chain]
+
+
+def test_without_verification_transient_facts_count_as_unverified(store: QdrantEdgeStore) -> None:
+    r = _service(store).recall(ask("东莞仓发货了吗", at=NOW))
+    assert any("switched off" in d.detail for d in r.validity_decisions)
+
+
+def test_recent_actions_tier_marks_and_adds_cues(store: QdrantEdgeStore) -> None:
+    recent = InMemoryRecentActions()
+    fresh = unit("帮我把订单 20250601123 的地址改成上海", n=20, unit_type="action_request", ts=NOW - timedelta(hours=1))
+    recent.write([UNITS[0], fresh])
+    r = _service(store, recent=recent).recall(ask("订单 20250601123 改好了吗", at=NOW))
+    tiers = {c.text: c.tier for c in r.cues}
+    assert tiers.get(fresh.text) == "recent"
+    assert r.cues[0].components.entity == 1.0
+
+
+def test_run_batch_pairs_requests_with_results(store: QdrantEdgeStore) -> None:
+    reqs = [ask("客服态度", at=NOW, event="a"), ask("优惠", at=NOW, event="b")]
+    out = _service(store).run_batch(reqs)
+    assert [(q.query_event_id, r.query_event_id) for q, r in out] == [("a", "a"), ("b", "b")]
+
+
+class _BrokenStore:
+    name = "broken"
+
+    def search(self, *args: object, **kwargs: object) -> list:
+        raise StoreError("store is down")
+
+
+class _BrokenRecent:
+    def read(self, *args: object, **kwargs: object) -> list:
+        raise StateMirrorError("redis is down")
+
+
+def test_a_failing_store_degrades_to_an_empty_explained_result() -> None:
+    svc = RecallService(_BrokenStore(), EMB, HotTables())  # type: ignore[arg-type]
+    ((_, result),) = svc.run_batch([ask("客服态度", at=NOW)])
+    assert result.cues == ()
+    assert "recall unavailable" in result.explanation
+
+
+def test_a_failing_recent_tier_is_skipped(store: QdrantEdgeStore) -> None:
+    r = _service(store, recent=_BrokenRecent()).recall(ask("客服态度又这么差", at=NOW))
+    assert r.cues[0].text == "客服态度很差，我要投诉"
