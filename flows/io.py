@@ -21,6 +21,7 @@ from bytewax.outputs import Sink
 
 from schemas.deadletter import DeadLetter
 from schemas.memory import EmbeddedUnit, MemoryUnit
+from schemas.metrics import WindowMetrics
 from schemas.raw import RawRecord
 from schemas.session import SessionState
 from sinks.jsonl_source import JsonlSource
@@ -81,3 +82,4 @@ class OutputSpec:
     memory_points: list[Sink[EmbeddedUnit]]
     memory_units: list[Sink[MemoryUnit]] = field(default_factory=list)
     states: list[Sink[SessionState]] = field(default_factory=list)
+    metrics: list[Sink[WindowMetrics]] = field(default_factory=list)

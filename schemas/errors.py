@@ -11,7 +11,9 @@
     └── SinkError                        the outside world failed (retried in sinks only)
         ├── StoreError                   vector store write/read failed
         ├── StateMirrorError             Redis mirror write/read failed
-        └── BrokerError                  Kafka admin/produce failed
+        ├── BrokerError                  Kafka admin/produce failed
+        ├── MetricsExportError           Redis/Prometheus metrics export failed
+        └── TranscriptionError           an audio file could not be decoded or transcribed
 
 Each class says when it is raised and what the caller should do.
 """
@@ -75,3 +77,11 @@ class StateMirrorError(SinkError):
 
 class BrokerError(SinkError):
     """Raised when a Kafka admin or produce operation fails."""
+
+
+class MetricsExportError(SinkError):
+    """Raised when a windowed-metrics exporter (Redis hash, Prometheus endpoint) fails after retries."""
+
+
+class TranscriptionError(SinkError):
+    """Raised when an audio file cannot be read or transcribed; check the file and the ASR model."""

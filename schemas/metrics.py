@@ -1,4 +1,11 @@
-"""WindowMetrics: event-time tumbling-window aggregates of every decision point."""
+"""WindowMetrics: event-time tumbling-window aggregates of every decision point.
+
+`kind="window"` is the aggregate of one closed window. `kind="late"` is a correction for a
+window that already closed: `counters["late_events"]` / `counters["late_decisions"]` are
+the running totals of items that arrived after it closed (counted, never silently
+dropped); a consumer keeps the latest late record per window (the totals are cumulative,
+so writing them again is idempotent).
+"""
 
 from __future__ import annotations
 
@@ -15,3 +22,4 @@ class WindowMetrics(Record):
     counters: dict[str, int]
     gauges: dict[str, float]
     alerts: tuple[str, ...] = ()
+    kind: Literal["window", "late"] = "window"
