@@ -99,6 +99,7 @@ class MetricsSettings(_Section):
     redis_prefix: str = "metrics"
     redis_ttl_s: int = Field(default=7 * 24 * 3600, gt=0)
     prometheus_port: int | None = Field(default=None, ge=0, le=65535, description="serve /metrics here; None: off")
+    prometheus_host: str = Field(default="127.0.0.1", description="bind address of the endpoint (0.0.0.0 in a pod)")
     catalog: Path | None = Field(default=None, description="metric kinds and alert thresholds (YAML); None: packaged")
 
 
