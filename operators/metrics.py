@@ -2,12 +2,12 @@
 
 Input: streams of any records the flow emits (dead letters, session states, memory units,
 recall results, responses, ready-made `Decision`s) and, optionally, `StageMark`s.
-Output: `WindowMetrics` — one `kind="window"` record per closed window and `kind="late"`
-corrections carrying the running count of items that arrived after their window closed.
+Output: `WindowMetrics` — one record per closed window (revision 0), and a new revision of
+a window each time items that arrived after it closed are counted and folded into it.
 Key: every decision goes to the single key "all" (a window aggregates the whole stream; the
 volume is a few small records per turn). Latency marks are keyed by session id.
 State: the stamper (latest event time seen), Bytewax's window state (an accumulator per
-open window, discarded at close), late totals (last 1,024 windows), latency marks per
+open window, discarded at close), closed windows kept for late items (last 1,024), latency marks per
 session (discarded when no turn of the session is in flight).
 Time: event time (`ts`) through Bytewax's `EventClock`; the watermark trails the latest
 event time by `lateness` of wall-clock time (the injected `now`).
@@ -30,12 +30,12 @@ from state.decisions import LatencyState, StageMark, decisions_of, mark_stage
 from state.metrics import (
     ALIGN_TO,
     Decision,
-    LateTotals,
+    Revisions,
     MetricCatalog,
     Stamper,
     WindowAcc,
-    count_late,
-    finalize,
+    close_window,
+    fold_late,
     flush_pending,
     fold_decision,
     merge_acc,
@@ -131,17 +131,19 @@ def windowed_metrics(
     )
     windower = win.TumblingWindower(length=config.window, align_to=ALIGN_TO)
     folded = win.fold_window("fold", dated, clock, windower, WindowAcc, fold_decision, merge_acc)
-    windows = op.map(
-        "finalize", op.key_rm("windows_unkeyed", folded.down),
-        lambda id_acc: finalize(id_acc[1], id_acc[0], config.window, catalog()),
-    )
     batches = op.collect("late_batches", folded.late, timeout=config.late_batch_timeout, max_size=10_000)
+    closed = op.map_value("tag_closed", folded.down, lambda id_acc: ("closed", id_acc))
+    late = op.map_value("tag_late", batches, lambda batch: ("late", batch))
 
-    def late_logic(totals: LateTotals | None, batch: list[tuple[int, Decision]]) -> tuple[LateTotals, list[WindowMetrics]]:
-        return count_late(totals, batch, config.window)
+    def revise(state: Revisions | None, item: tuple[str, Any]) -> tuple[Revisions, list[WindowMetrics]]:
+        tag, body = item
+        if tag == "closed":
+            state, record = close_window(state, body[0], body[1], config.window, catalog())
+            return state, [record]
+        return fold_late(state, body, config.window, catalog())
 
-    late = op.flat_map("late_records", op.key_rm("late_unkeyed", op.stateful_map("late_totals", batches, late_logic)), _ident)
-    return op.merge("metrics", windows, late)
+    revised = op.stateful_map("revise", op.merge("closed_and_late", closed, late), revise)
+    return op.flat_map("records", op.key_rm("unkeyed", revised), _ident)
 
 
 def _ts(decision: Decision) -> datetime:

@@ -2,8 +2,8 @@
 
 Redis: `{prefix}:window:{window_start ISO}` is a hash with one field per counter and gauge
 (`counters.events`, `gauges.entropy.p95` ...), `alerts` (JSON list), `window_start`,
-`window_end`; late corrections write `late_events` / `late_decisions` (running totals, so
-a rewrite after recovery is harmless). `{prefix}:windows` is a sorted set of window keys
+`window_end`, `revision`; a later revision (late items folded in) overwrites the fields,
+so a rewrite after recovery is harmless. `{prefix}:windows` is a sorted set of window keys
 scored by window start (epoch seconds). Keys expire after `ttl_s`. Every write is keyed:
 replays and at-least-once redelivery overwrite, never add.
 
@@ -11,7 +11,7 @@ Prometheus: one process-wide registry served over HTTP (`start_http_server`) wit
 values of the latest closed window: `recallflow_window_value{metric}` (gauges),
 `recallflow_window_count{metric}` (counters), `recallflow_window_alert{metric}` (1 while
 the latest window alerts on it), `recallflow_window_end_timestamp_seconds`,
-`recallflow_late_events` (late events of the latest window that received any).
+`recallflow_late_events` (late events counted in the latest revised window).
 """
 
 from __future__ import annotations
@@ -38,16 +38,15 @@ def redis_fields(record: WindowMetrics) -> dict[str, str]:
     >>> from datetime import UTC, datetime
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
     >>> sorted(redis_fields(WindowMetrics(window_start=t, window_end=t, counters={"events": 3}, gauges={})))
-    ['alerts', 'counters.events', 'window_end', 'window_start']
+    ['alerts', 'counters.events', 'revision', 'window_end', 'window_start']
     """
-    if record.kind == "late":
-        return {name: str(value) for name, value in record.counters.items()}
     fields = {f"counters.{k}": str(v) for k, v in record.counters.items()}
     fields |= {f"gauges.{k}": repr(v) for k, v in record.gauges.items()}
     fields |= {
         "alerts": json.dumps(list(record.alerts), ensure_ascii=False),
         "window_start": record.window_start.isoformat(),
         "window_end": record.window_end.isoformat(),
+        "revision": str(record.revision),
     }
     return fields
 
@@ -107,11 +106,10 @@ class PrometheusExporter:
 
     def update(self, record: WindowMetrics) -> None:
         with self._lock:
-            if record.kind == "late":
+            if record.revision:
                 self._late.set(record.counters.get("late_events", 0))
-                return
             end = record.window_end.timestamp()
-            if end < self._latest_end:  # an older window (another partition's): keep the newest
+            if end < self._latest_end:  # an older window or its revision: keep showing the newest
                 return
             self._latest_end = end
             self._end.set(end)

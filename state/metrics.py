@@ -5,7 +5,7 @@ time of the turn it belongs to (`value` 1/0 for a rate, an amount for a count, a
 for a distribution). Output: one `WindowMetrics` per closed event-time window, with the
 alerts of the metric catalog (`resources/metrics.yaml`, hot-reloaded).
 State: a `WindowAcc` per open window (held by Bytewax's window operator, discarded when the
-window closes); `LateTotals` (cumulative late counts of the last windows, bounded).
+window closes); `Revisions` (the last closed windows, so late items are folded in, bounded).
 
 Any stage plugs its own decision points in by emitting `Decision` records (or by
 registering an extractor in `state/decisions.py`); unknown names are summarised by their
@@ -280,45 +280,77 @@ def finalize(acc: WindowAcc, window_id: int, length: timedelta, catalog: MetricC
     )
 
 
-# --- late items ------------------------------------------------------------------------
-
-LateTotals = dict[int, tuple[int, int]]  # window id → (late events, late decisions)
+# --- closed windows and late items --------------------------------------------------
 
 
-def count_late(
-    totals: LateTotals | None, late: Iterable[tuple[int, Decision]], length: timedelta
-) -> tuple[LateTotals, list[WindowMetrics]]:
-    """Fold late items into cumulative per-window totals; one `kind="late"` record per window touched.
+@dataclass(slots=True)
+class Closed:
+    """A window as it closed, kept so late items can still be folded into it."""
+
+    acc: WindowAcc
+    revision: int = 0
+    late_events: int = 0
+    late_decisions: int = 0
+
+
+Revisions = dict[int, Closed]  # window id → the window, for the last LATE_WINDOWS_KEPT windows
+
+
+def _emit(window_id: int, closed: Closed, length: timedelta, catalog: MetricCatalog) -> WindowMetrics:
+    record = finalize(closed.acc, window_id, length, catalog)
+    if closed.revision == 0 and not closed.late_decisions:
+        return record
+    counters = {**record.counters, "late_decisions": closed.late_decisions, "late_events": closed.late_events}
+    return record.model_copy(update={"counters": counters, "revision": closed.revision})
+
+
+def close_window(
+    state: Revisions | None, window_id: int, acc: WindowAcc, length: timedelta, catalog: MetricCatalog
+) -> tuple[Revisions, WindowMetrics]:
+    """Keep a window that just closed and return its record (revision 0)."""
+    revisions: Revisions = state if state is not None else {}
+    closed = revisions.get(window_id)
+    if closed is None:
+        closed = revisions[window_id] = Closed(acc)
+    else:  # late items for this id were seen before it closed (Bytewax may report such ids)
+        closed.acc = merge_acc(acc, closed.acc)
+    while len(revisions) > LATE_WINDOWS_KEPT:
+        del revisions[next(iter(revisions))]
+    return revisions, _emit(window_id, closed, length, catalog)
+
+
+def fold_late(
+    state: Revisions | None, late: Iterable[tuple[int, Decision]], length: timedelta, catalog: MetricCatalog
+) -> tuple[Revisions, list[WindowMetrics]]:
+    """Count late items and fold them into their windows; one new revision per window touched.
 
     >>> from datetime import UTC, datetime, timedelta
-    >>> d = Decision(datetime(1970, 1, 1, tzinfo=UTC), "events")
-    >>> state, out = count_late(None, [(0, d), (0, Decision(None, "entropy", 0.2))], timedelta(seconds=60))
-    >>> out[0].counters
-    {'late_decisions': 2, 'late_events': 1}
+    >>> cat = MetricCatalog({})
+    >>> t = datetime(1970, 1, 1, tzinfo=UTC)
+    >>> state, first = close_window(None, 0, fold_decision(WindowAcc(), Decision(t, "events")), timedelta(seconds=60), cat)
+    >>> state, out = fold_late(state, [(0, Decision(t, "events")), (0, Decision(t, "x", 0.2))], timedelta(seconds=60), cat)
+    >>> out[0].revision, out[0].counters["late_events"], out[0].counters["late_decisions"], out[0].counters["x.n"]
+    (1, 1, 2, 1)
     """
-    state: LateTotals = dict(totals or {})
+    revisions: Revisions = state if state is not None else {}
     touched: list[int] = []
     for window_id, decision in late:
-        events, decisions = state.pop(window_id, (0, 0))
-        state[window_id] = (events + (1 if decision.name == "events" else 0), decisions + 1)
+        closed = revisions.get(window_id)
+        if closed is None:  # older than anything kept, or never closed here: a window of late items only
+            closed = revisions[window_id] = Closed(WindowAcc())
+        fold_decision(closed.acc, decision)
+        closed.late_decisions += 1
+        closed.late_events += decision.name == "events"
         if window_id not in touched:
             touched.append(window_id)
-    while len(state) > LATE_WINDOWS_KEPT:
-        del state[next(iter(state))]
     out = []
     for window_id in sorted(touched):
-        start, end = window_bounds(window_id, length)
-        events, decisions = state.get(window_id, (0, 0))
-        out.append(
-            WindowMetrics(
-                window_start=start,
-                window_end=end,
-                counters={"late_decisions": decisions, "late_events": events},
-                gauges={},
-                kind="late",
-            )
-        )
-    return state, out
+        closed = revisions[window_id]
+        closed.revision += 1
+        out.append(_emit(window_id, closed, length, catalog))
+    while len(revisions) > LATE_WINDOWS_KEPT:
+        del revisions[next(iter(revisions))]
+    return revisions, out
 
 
 # --- undated decisions -----------------------------------------------------------------

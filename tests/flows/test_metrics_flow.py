@@ -36,7 +36,7 @@ def test_windows_count_events_units_dead_letters_and_latency(static_embedder: Em
         raw(event_dict(event_id="a3", session_id="s1", ts=_ts(1, 10), text="好的")),
         raw(b"{not json", "f:5"),  # undated dead letter: stamped with the latest event time (08:01:10)
     ]
-    windows = [m for m in _metrics(records, static_embedder, clock) if m.kind == "window"]
+    windows = [m for m in _metrics(records, static_embedder, clock) if m.revision == 0]
     by_start = {m.window_start: m for m in windows}
     first = by_start[datetime(2026, 1, 1, 8, 0, tzinfo=UTC)]
     second = by_start[datetime(2026, 1, 1, 8, 1, tzinfo=UTC)]
@@ -56,7 +56,7 @@ def test_windows_count_events_units_dead_letters_and_latency(static_embedder: Em
     assert (first.window_end - first.window_start).total_seconds() == 60
 
 
-def test_late_events_are_counted_not_dropped(static_embedder: Embedder, clock) -> None:
+def test_late_events_are_counted_and_folded_into_their_window(static_embedder: Embedder, clock) -> None:
     # Zero lateness and a fixed wall clock: the watermark is the latest event time, so an
     # event two minutes older than one already seen belongs to a closed window.
     records = [
@@ -65,13 +65,16 @@ def test_late_events_are_counted_not_dropped(static_embedder: Embedder, clock) -
     ]
     records += [raw(event_dict(event_id="old", session_id="s2", ts=_ts(1)))]
     out = _metrics(records, static_embedder, clock)
-    late = [m for m in out if m.kind == "late"]
-    assert late, out
-    assert late[-1].window_start == datetime(2026, 1, 1, 8, 1, tzinfo=UTC)
-    assert late[-1].counters["late_events"] == 1
-    assert late[-1].counters["late_decisions"] >= 3  # events, memory_units, entropy (+ latency)
-    windows = {m.window_start for m in out if m.kind == "window"}
-    assert datetime(2026, 1, 1, 8, 1, tzinfo=UTC) not in windows
+    revised = [m for m in out if m.revision > 0]
+    assert revised, out
+    last = max(revised, key=lambda m: m.revision)
+    assert last.window_start == datetime(2026, 1, 1, 8, 1, tzinfo=UTC)
+    assert last.counters["late_events"] == 1
+    assert last.counters["late_decisions"] >= 3  # events, memory_units, entropy (+ latency)
+    assert last.counters["events"] == 1  # folded in, not dropped
+    assert last.counters["memory_units"] == 1
+    on_time = {m.window_start: m for m in out if m.revision == 0}
+    assert on_time[datetime(2026, 1, 1, 8, 5, tzinfo=UTC)].counters["events"] == 1
 
 
 def test_metrics_off_builds_no_metric_steps(static_embedder: Embedder, clock) -> None:
