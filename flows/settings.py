@@ -116,6 +116,7 @@ class AsrSettings(_Section):
     cpu_threads: int = Field(default=1, gt=0)
     pause_ms: int = Field(default=300, ge=0, description="a gap between words at least this long is a pause")
     turn_gap_ms: int = Field(default=1500, ge=0, description="a gap at least this long starts a new ASR event")
+    initial_prompt: str | None = Field(default=None, description="text that primes the decoder (vocabulary, script)")
 
 
 class Settings(BaseSettings):

@@ -101,7 +101,7 @@ class PrometheusExporter:
         self._count = Gauge("recallflow_window_count", "latest closed window: counter value", ["metric"], registry=self.registry)
         self._alert = Gauge("recallflow_window_alert", "1 while the latest window alerts on the metric", ["metric"], registry=self.registry)
         self._end = Gauge("recallflow_window_end_timestamp_seconds", "end of the latest closed window", registry=self.registry)
-        self._late = Gauge("recallflow_late_events", "late events counted for the latest late window", registry=self.registry)
+        self._late = Gauge("recallflow_late_events", "late events folded into the latest revised window", registry=self.registry)
         self._latest_end = float("-inf")
 
     def update(self, record: WindowMetrics) -> None:

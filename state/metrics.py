@@ -91,7 +91,7 @@ def parse_catalog(raw: Any, source: str = "<catalog>") -> MetricCatalog:
     """Validate a decoded YAML catalog; ConfigurationError says what is wrong and where."""
     if not isinstance(raw, dict) or not isinstance(raw.get("metrics"), dict):
         raise ConfigurationError(f"{source}: expected a mapping with a 'metrics' mapping")
-    defaults = raw.get("defaults") or {}
+    defaults = raw.get("defaults", {})
     if not isinstance(defaults, dict):
         raise ConfigurationError(f"{source}: 'defaults' must be a mapping")
     default_min = defaults.get("min_samples", 5)
