@@ -169,6 +169,7 @@ def run(
         list[str] | None, typer.Option("--addresses", "-a", help="host:port of every process, in index order")
     ] = None,
     until_end: Annotated[bool, typer.Option("--until-end", help="stop at the end of the input topic")] = False,
+    rate: Annotated[float | None, typer.Option(min=0.001, help="consume at most this many records per second")] = None,
 ) -> None:
     """Consume the input topic and write every output (store, Redis, topics, metrics) until stopped.
 
@@ -184,6 +185,7 @@ def run(
         start="committed",  # no snapshot yet: where the group left off (earliest for a new group)
         tail=not until_end,
         group_id=settings.kafka.group_id,  # read position committed for `recallflow lag`
+        rate=rate,
     )
     flow = build_flow(settings, source, outputs, embedder=embedder)
     execute(flow, settings, workers=workers, process_id=process_id, addresses=addresses or None)
