@@ -23,7 +23,15 @@ from bytewax.testing import TestingSink
 
 from flows.build import build_flow
 from flows.io import paced_file_input
-from flows.runtime import close_stores, embedder_for, execute, open_store, outputs_for, state_mirror_for
+from flows.runtime import (
+    close_stores,
+    embedder_for,
+    execute,
+    open_store,
+    outputs_for,
+    replay_settings,
+    state_mirror_for,
+)
 from flows.settings import Settings
 from schemas.session import SessionState
 from sinks.metrics_chart import load_windows, render_chart
@@ -45,11 +53,19 @@ def convert(dev: Path, sets: list[str], limit: int | None, out: Path) -> int:
                 if limit is not None and i >= limit:
                     break
                 row = json.loads(line)
-                events.append({
-                    "event_id": row["turn_id"], "session_id": row["session_id"], "turn_id": row["turn_id"],
-                    "ts": row["ts"], "speaker": row["speaker"], "speaker_role": ROLES.get(row["speaker"], "third_party"),
-                    "text": row["text"], "lang": row["lang"], "meta": {"set": name, "conv_id": row["conv_id"]},
-                })
+                events.append(
+                    {
+                        "event_id": row["turn_id"],
+                        "session_id": row["session_id"],
+                        "turn_id": row["turn_id"],
+                        "ts": row["ts"],
+                        "speaker": row["speaker"],
+                        "speaker_role": ROLES.get(row["speaker"], "third_party"),
+                        "text": row["text"],
+                        "lang": row["lang"],
+                        "meta": {"set": name, "conv_id": row["conv_id"]},
+                    }
+                )
     events.sort(key=lambda e: e["ts"])  # stable: a session's turns keep their order
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events), encoding="utf-8")
@@ -71,10 +87,14 @@ def main() -> None:
     (work / "metrics-dev.jsonl").unlink(missing_ok=True)
     archive = work / "dev-events.jsonl"
     total = convert(args.data, args.sets, args.limit, archive)
-    settings = Settings(
-        embedder={"kind": args.embedder}, store={"path": str(work / "store")},
-        deadletter={"path": str(work / "deadletter.jsonl")},
-        metrics={"path": str(work / "metrics-dev.jsonl")}, redis={"enabled": False},
+    settings = replay_settings(
+        Settings(
+            embedder={"kind": args.embedder},
+            store={"path": str(work / "store")},
+            deadletter={"path": str(work / "deadletter.jsonl")},
+            metrics={"path": str(work / "metrics-dev.jsonl")},
+            redis={"enabled": False},
+        )
     )
     embedder = embedder_for(settings)
     outputs = outputs_for(settings, "replay", state_mirror_for(settings, "replay"), embedder)
@@ -95,10 +115,15 @@ def main() -> None:
     p95 = [w.gauges["latency_ms.total.p95"] for w in windows if "latency_ms.total.p95" in w.gauges]
     entropy = [w.gauges["entropy.p50"] for w in windows if "entropy.p50" in w.gauges]
     print(f"sets {'+'.join(args.sets)}: {total} events, {len(windows)} windows of {settings.metrics.window_s} s")
-    print(f"processed {len(states)} events, stored {stored} memories in {elapsed:.1f} s ({len(states) / elapsed:.0f} events/s)")
-    print(f"events in windows {counters['events']}, memory units {counters['memory_units']}, "
-          f"dead letters {counters['deadletters']}, late events {counters['late_events']} "
-          f"({counters['late_decisions']} late decisions, folded into revised windows)")
+    print(
+        f"processed {len(states)} events, stored {stored} memories in {elapsed:.1f} s "
+        f"({len(states) / elapsed:.0f} events/s)"
+    )
+    print(
+        f"events in windows {counters['events']}, memory units {counters['memory_units']}, "
+        f"dead letters {counters['deadletters']}, late events {counters['late_events']} "
+        f"({counters['late_decisions']} late decisions, folded into revised windows)"
+    )
     if p95:
         print(f"per-window p95 of parse→stored latency: median {statistics.median(p95):.1f} ms, max {max(p95):.1f} ms")
     if entropy:

@@ -91,7 +91,9 @@ def build_flow(
         if settings.metrics.stage_latency:
             marks = [
                 stage_marks("mark_parsed", ingress.events, "parsed", _event_ids, now_ns=time.time_ns),
-                stage_marks("mark_normalise", op.key_rm("turns_unkeyed", turns), "normalise", _turn_ids, now_ns=time.time_ns),
+                stage_marks(
+                    "mark_normalise", op.key_rm("turns_unkeyed", turns), "normalise", _turn_ids, now_ns=time.time_ns
+                ),
                 stage_marks("mark_units", units, "units", _unit_ids, now_ns=time.time_ns),
                 stage_marks("mark_embed", embedded, "embed", _embedded_ids, now_ns=time.time_ns, final=True),
             ]

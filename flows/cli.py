@@ -30,6 +30,7 @@ from flows.runtime import (
     execute,
     open_store,
     outputs_for,
+    replay_settings,
     state_mirror_for,
 )
 from flows.settings import Settings
@@ -92,7 +93,8 @@ def replay(
     topic: Annotated[str | None, typer.Option(help="replay this Kafka topic instead of a file")] = None,
     offset: Annotated[int | None, typer.Option(min=0, help="topic: start at this offset in every partition")] = None,
     since: Annotated[
-        datetime | None, typer.Option(help="topic: start at the first record at or after this time (ISO 8601, UTC if naive)")
+        datetime | None,
+        typer.Option(help="topic: start at the first record at or after this time (ISO 8601, UTC if naive)"),
     ] = None,
     rate: Annotated[float | None, typer.Option(min=0.001, help="records per second (default: full speed)")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1)] = 1,
@@ -102,7 +104,7 @@ def replay(
 
     The flow is the live one and every id is deterministic, so a backfill can be repeated.
     """
-    settings = Settings()
+    settings = replay_settings(Settings())
     if (file is None) == (topic is None):
         raise typer.BadParameter("give either a JSONL FILE or --topic")
     if file is not None and (offset is not None or since is not None):

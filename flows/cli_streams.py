@@ -15,7 +15,7 @@ Settings are read once per command (env `RECALLFLOW_*`).
 from __future__ import annotations
 
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -75,7 +75,8 @@ def topics_list() -> None:
     from confluent_kafka.admin import AdminClient
 
     settings = Settings()
-    metadata = AdminClient(kafka_client_config(settings)).list_topics(timeout=15)
+    config: dict[str, str | int | float | bool] = {**kafka_client_config(settings)}
+    metadata = AdminClient(config).list_topics(timeout=15)
     table = Table(title=f"topics on {settings.kafka.bootstrap_servers}")
     table.add_column("topic")
     table.add_column("partitions", justify="right")
@@ -87,12 +88,16 @@ def topics_list() -> None:
 @recovery_app.command("init")
 def recovery_init(
     partitions: Annotated[int | None, typer.Option(min=1, help="default: RECALLFLOW_RECOVERY__PARTITIONS")] = None,
-    process_id: Annotated[int | None, typer.Option("--process-id", "-i", min=0, help="keep only this process's share")] = None,
+    process_id: Annotated[
+        int | None, typer.Option("--process-id", "-i", min=0, help="keep only this process's share")
+    ] = None,
     processes: Annotated[int, typer.Option(min=1, help="processes in the cluster (with -i)")] = 1,
 ) -> None:
     """Create empty recovery partitions in RECALLFLOW_RECOVERY__DIR (wraps `python -m bytewax.recovery`)."""
     settings = Settings()
-    made = init_recovery(settings.recovery.dir, partitions or settings.recovery.partitions, process_id=process_id, processes=processes)
+    made = init_recovery(
+        settings.recovery.dir, partitions or settings.recovery.partitions, process_id=process_id, processes=processes
+    )
     console.print(f"{len(made)} recovery partitions in {settings.recovery.dir}: {', '.join(p.name for p in made)}")
 
 
@@ -140,8 +145,12 @@ def metrics_show(
     for w in windows[-last:]:
         c = w.counters
         table.add_row(
-            w.window_start.isoformat(), str(c.get("events", 0)), str(c.get("memory_units", 0)),
-            str(c.get("deadletters", 0)), str(c.get("late_events", 0)), "; ".join(w.alerts) or "-",
+            w.window_start.isoformat(),
+            str(c.get("events", 0)),
+            str(c.get("memory_units", 0)),
+            str(c.get("deadletters", 0)),
+            str(c.get("late_events", 0)),
+            "; ".join(w.alerts) or "-",
         )
     console.print(table)
 
@@ -188,13 +197,20 @@ def transcribe(
     if role not in ("customer", "agent", "third_party"):
         raise typer.BadParameter("role must be customer, agent or third_party")
     settings = Settings()
-    started_at = as_utc(start) if start is not None else as_utc(datetime.fromtimestamp(audio.stat().st_mtime))
+    started_at = as_utc(start) if start is not None else datetime.fromtimestamp(audio.stat().st_mtime, tz=UTC)
     transcriber = WhisperTranscriber.from_settings(settings.asr)
     transcript = transcriber.transcribe(audio, language=language)
     layout = AsrLayout(pause_ms=settings.asr.pause_ms, turn_gap_ms=settings.asr.turn_gap_ms)
     events = segments_to_events(
-        transcript, layout, session_id=session, source=audio.name, started_at=started_at,
-        speaker=speaker, speaker_role=role, tenant_id=tenant, user_id=user,  # type: ignore[arg-type]
+        transcript,
+        layout,
+        session_id=session,
+        source=audio.name,
+        started_at=started_at,
+        speaker=speaker,
+        speaker_role=role,  # type: ignore[arg-type]  # checked against the three roles above
+        tenant_id=tenant,
+        user_id=user,
     )
     lines = "".join(ev.model_dump_json(exclude_none=True) + "\n" for ev in events)
     if out is None:

@@ -117,7 +117,9 @@ class KafkaReplayInput:
     batch_size: int = 500
     group_id: str | None = None
 
-    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
+    def attach(
+        self, flow: Dataflow, clock: Callable[[], datetime]
+    ) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
         batch = self.batch_size if self.rate is None else max(1, min(self.batch_size, int(self.rate / 10)))
         source: FixedPartitionedSource[RawRecord | TransportError, int] = KafkaReplaySource(
             self.config, self.topic, start=self.start, tail=self.tail, batch_size=batch, group_id=self.group_id
@@ -127,7 +129,9 @@ class KafkaReplayInput:
         items = op.input("input", flow, source)
         raws = op.filter_map("as_raw", items, lambda i: i if isinstance(i, RawRecord) else None)
         errs = op.filter_map(
-            "transport_errors", items, lambda i: _transport_dead_letter(i, clock) if isinstance(i, TransportError) else None
+            "transport_errors",
+            items,
+            lambda i: _transport_dead_letter(i, clock) if isinstance(i, TransportError) else None,
         )
         return raws, errs
 

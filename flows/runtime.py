@@ -193,7 +193,7 @@ def init_recovery(directory: Path, partitions: int, *, process_id: int | None = 
     if recovery_partitions(directory):
         raise ConfigurationError(f"{directory} already holds recovery partitions; remove them to start from scratch")
     directory.mkdir(parents=True, exist_ok=True)
-    init_db_dir(directory, partitions)
+    init_db_dir(directory, partitions)  # type: ignore[no-untyped-call]
     if process_id is not None:
         for part in recovery_partitions(directory):
             if int(part.stem.split("-", 1)[1]) % processes != process_id:
@@ -213,11 +213,12 @@ def recovery_for(settings: Settings, *, auto_init: bool) -> RecoveryConfig | Non
     if not recovery_partitions(cfg.dir):
         if not auto_init:
             raise ConfigurationError(
-                f"recovery is on but {cfg.dir} holds no partitions; run `recallflow recovery init` on each process first"
+                f"recovery is on but {cfg.dir} holds no partitions; "
+                "run `recallflow recovery init` on each process first"
             )
         init_recovery(cfg.dir, cfg.partitions)
     backup = timedelta(seconds=cfg.backup_interval_s) if cfg.backup_interval_s else None
-    return RecoveryConfig(str(cfg.dir), backup)
+    return RecoveryConfig(cfg.dir, backup)  # type: ignore[no-untyped-call]
 
 
 def execute(
@@ -234,7 +235,7 @@ def execute(
     if process_id is not None and addresses is not None and not 0 <= process_id < len(addresses):
         raise ConfigurationError(f"process id {process_id} is outside the {len(addresses)} addresses given")
     recovery = recovery_for(settings, auto_init=process_id is None)
-    cli_main(
+    cli_main(  # type: ignore[no-untyped-call]
         flow,
         workers_per_process=workers,
         process_id=process_id,
@@ -242,3 +243,18 @@ def execute(
         epoch_interval=timedelta(seconds=settings.recovery.snapshot_interval_s),
         recovery_config=recovery,
     )
+
+
+# A replay at full speed compresses days of event time into milliseconds: the records of one
+# event reach the window operator along paths of different lengths, so any watermark races
+# them. A replay therefore closes its windows at the end of its input unless told otherwise.
+REPLAY_TO_THE_END_S = 100 * 365 * 86400.0
+
+
+def replay_settings(settings: Settings) -> Settings:
+    """The settings a replay runs with: metric windows use `metrics.replay_lateness_s`."""
+    lateness = settings.metrics.replay_lateness_s
+    metrics = settings.metrics.model_copy(
+        update={"allowed_lateness_s": REPLAY_TO_THE_END_S if lateness is None else lateness}
+    )
+    return settings.model_copy(update={"metrics": metrics})

@@ -93,6 +93,9 @@ class MetricsSettings(_Section):
     enabled: bool = True
     window_s: int = Field(default=60, gt=0, description="tumbling window length, event time")
     allowed_lateness_s: float = Field(default=5.0, ge=0, description="event-time slack before a window closes")
+    replay_lateness_s: float | None = Field(
+        default=None, ge=0, description="slack in a replay; None: a replay's windows close at the end of its input"
+    )
     stage_latency: bool = Field(default=True, description="measure per-stage processing latency of each turn")
     path: Path = Field(default=Path("var/metrics.jsonl"), description="every closed window, one JSON line (charts)")
     redis: bool | None = Field(default=None, description="hash per window in Redis; None: on for `run`, off for replay")
@@ -110,7 +113,9 @@ class ReplaySettings(_Section):
 
 class AsrSettings(_Section):
     model_dir: Path | None = Field(default=None, description="CTranslate2 Whisper dir; None: the packaged base model")
-    cache_dir: Path = Field(default=Path("~/.cache/recallflow/whisper-base"), description="where the joined model lives")
+    cache_dir: Path = Field(
+        default=Path("~/.cache/recallflow/whisper-base"), description="where the joined model lives"
+    )
     compute_type: str = "int8"
     beam_size: int = Field(default=5, gt=0)
     cpu_threads: int = Field(default=1, gt=0)

@@ -30,14 +30,14 @@ from state.decisions import LatencyState, StageMark, decisions_of, mark_stage
 from state.metrics import (
     ALIGN_TO,
     Decision,
-    Revisions,
     MetricCatalog,
+    Revisions,
     Stamper,
     WindowAcc,
     close_window,
-    fold_late,
     flush_pending,
     fold_decision,
+    fold_late,
     merge_acc,
     stamp,
 )

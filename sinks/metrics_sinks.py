@@ -65,7 +65,7 @@ class _RedisPartition(StatelessSinkPartition[WindowMetrics]):
                 pipe = self._client.pipeline(transaction=False)
                 for record in items:
                     key = window_key(self._prefix, record)
-                    pipe.hset(key, mapping=redis_fields(record))
+                    pipe.hset(key, mapping=redis_fields(record))  # type: ignore[arg-type]  # invariant Mapping
                     pipe.expire(key, self._ttl_s)
                     pipe.zadd(f"{self._prefix}:windows", {key: record.window_start.timestamp()})
                 pipe.execute()
@@ -83,7 +83,9 @@ class _RedisPartition(StatelessSinkPartition[WindowMetrics]):
 
 
 class RedisMetricsSink(DynamicSink[WindowMetrics]):
-    def __init__(self, url: str, prefix: str = "metrics", ttl_s: int = 7 * 24 * 3600, timeout_s: float = 2.0, retries: int = 3) -> None:
+    def __init__(
+        self, url: str, prefix: str = "metrics", ttl_s: int = 7 * 24 * 3600, timeout_s: float = 2.0, retries: int = 3
+    ) -> None:
         self._url, self._prefix, self._ttl_s, self._timeout_s, self._retries = url, prefix, ttl_s, timeout_s, retries
 
     def build(self, step_id: str, worker_index: int, worker_count: int) -> _RedisPartition:
@@ -97,11 +99,24 @@ class PrometheusExporter:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self._lock = threading.Lock()
-        self._value = Gauge("recallflow_window_value", "latest closed window: gauge value", ["metric"], registry=self.registry)
-        self._count = Gauge("recallflow_window_count", "latest closed window: counter value", ["metric"], registry=self.registry)
-        self._alert = Gauge("recallflow_window_alert", "1 while the latest window alerts on the metric", ["metric"], registry=self.registry)
-        self._end = Gauge("recallflow_window_end_timestamp_seconds", "end of the latest closed window", registry=self.registry)
-        self._late = Gauge("recallflow_late_events", "late events folded into the latest revised window", registry=self.registry)
+        self._value = Gauge(
+            "recallflow_window_value", "latest closed window: gauge value", ["metric"], registry=self.registry
+        )
+        self._count = Gauge(
+            "recallflow_window_count", "latest closed window: counter value", ["metric"], registry=self.registry
+        )
+        self._alert = Gauge(
+            "recallflow_window_alert",
+            "1 while the latest window alerts on the metric",
+            ["metric"],
+            registry=self.registry,
+        )
+        self._end = Gauge(
+            "recallflow_window_end_timestamp_seconds", "end of the latest closed window", registry=self.registry
+        )
+        self._late = Gauge(
+            "recallflow_late_events", "late events folded into the latest revised window", registry=self.registry
+        )
         self._latest_end = float("-inf")
 
     def update(self, record: WindowMetrics) -> None:
@@ -127,7 +142,9 @@ _SERVED: dict[tuple[str, int], PrometheusExporter] = {}
 _SERVED_LOCK = threading.Lock()
 
 
-def serve_prometheus(port: int, host: str = "127.0.0.1", start: Callable[..., object] = start_http_server) -> PrometheusExporter:
+def serve_prometheus(
+    port: int, host: str = "127.0.0.1", start: Callable[..., object] = start_http_server
+) -> PrometheusExporter:
     """The exporter served on host:port (started once per process; port 0 picks a free one)."""
     with _SERVED_LOCK:
         exporter = _SERVED.get((host, port))

@@ -54,7 +54,9 @@ class PacedSource(FixedPartitionedSource[X, S], Generic[X, S]):
     schemas.errors.ConfigurationError: replay rate must be > 0 records/s, got 0
     """
 
-    def __init__(self, inner: FixedPartitionedSource[X, S], rate: float, now: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(
+        self, inner: FixedPartitionedSource[X, S], rate: float, now: Callable[[], datetime] = _utc_now
+    ) -> None:
         if rate <= 0:
             raise ConfigurationError(f"replay rate must be > 0 records/s, got {rate}")
         self._inner, self._rate, self._now = inner, rate, now

@@ -131,8 +131,12 @@ def segments_to_events(
                     end_ms=end_ms,
                     pauses=pauses,
                     words=tuple(
-                        AsrWord(word=w.text.strip(), start_ms=w.start_ms, end_ms=w.end_ms,
-                                probability=min(1.0, max(0.0, w.probability)))
+                        AsrWord(
+                            word=w.text.strip(),
+                            start_ms=w.start_ms,
+                            end_ms=w.end_ms,
+                            probability=min(1.0, max(0.0, w.probability)),
+                        )
                         for w in words
                     ),
                 ),

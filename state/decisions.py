@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Any, TypeVar
 
 from schemas.deadletter import DeadLetter
@@ -175,7 +176,7 @@ def _latencies(ts: datetime, marks: list[tuple[str, int]]) -> list[Decision]:
     ordered = sorted(marks, key=lambda m: m[1])
     out = [
         Decision(ts, f"latency_ms.{stage}", (at - prev_at) / 1e6)
-        for (_, prev_at), (stage, at) in zip(ordered, ordered[1:], strict=False)
+        for (_, prev_at), (stage, at) in pairwise(ordered)
     ]
     if len(ordered) > 1:
         out.append(Decision(ts, "latency_ms.total", (ordered[-1][1] - ordered[0][1]) / 1e6))

@@ -102,6 +102,7 @@ def parse_catalog(raw: Any, source: str = "<catalog>") -> MetricCatalog:
         kind = body.get("kind")
         if kind not in _KINDS:
             raise ConfigurationError(f"{source}: metric {name!r} has kind {kind!r}; use one of {sorted(_KINDS)}")
+        min_samples: Any = body.get("min_samples", default_min)
         try:
             bins = tuple(float(b) for b in body.get("bins", ()))
             spec = MetricSpec(
@@ -109,7 +110,7 @@ def parse_catalog(raw: Any, source: str = "<catalog>") -> MetricCatalog:
                 kind=kind,
                 alert_above=None if body.get("alert_above") is None else float(body["alert_above"]),
                 alert_below=None if body.get("alert_below") is None else float(body["alert_below"]),
-                min_samples=int(body.get("min_samples", default_min)),
+                min_samples=int(min_samples),
                 bins=bins,
                 description=str(body.get("description", "")),
             )
@@ -275,9 +276,7 @@ def finalize(acc: WindowAcc, window_id: int, length: timedelta, catalog: MetricC
             alerts.append(alert)
     if "events" in acc.series:
         gauges["events_per_s"] = acc.series["events"].total / length.total_seconds()
-    return WindowMetrics(
-        window_start=start, window_end=end, counters=counters, gauges=gauges, alerts=tuple(alerts)
-    )
+    return WindowMetrics(window_start=start, window_end=end, counters=counters, gauges=gauges, alerts=tuple(alerts))
 
 
 # --- closed windows and late items --------------------------------------------------
@@ -327,8 +326,9 @@ def fold_late(
     >>> from datetime import UTC, datetime, timedelta
     >>> cat = MetricCatalog({})
     >>> t = datetime(1970, 1, 1, tzinfo=UTC)
-    >>> state, first = close_window(None, 0, fold_decision(WindowAcc(), Decision(t, "events")), timedelta(seconds=60), cat)
-    >>> state, out = fold_late(state, [(0, Decision(t, "events")), (0, Decision(t, "x", 0.2))], timedelta(seconds=60), cat)
+    >>> minute = timedelta(seconds=60)
+    >>> state, first = close_window(None, 0, fold_decision(WindowAcc(), Decision(t, "events")), minute, cat)
+    >>> state, out = fold_late(state, [(0, Decision(t, "events")), (0, Decision(t, "x", 0.2))], minute, cat)
     >>> out[0].revision, out[0].counters["late_events"], out[0].counters["late_decisions"], out[0].counters["x.n"]
     (1, 1, 2, 1)
     """

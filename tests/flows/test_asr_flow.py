@@ -32,7 +32,7 @@ def _speak(text: str, voice: str, out: Path) -> Path:
     espeak = shutil.which("espeak-ng")
     if espeak is None:
         pytest.fail("espeak-ng is not installed: `apt-get install -y espeak-ng` (infra/asr-deps.sh)", pytrace=False)
-    subprocess.run([espeak, "-v", voice, "-s", "140", "-w", str(out), text], check=True, timeout=60)  # noqa: S603
+    subprocess.run([espeak, "-v", voice, "-s", "140", "-w", str(out), text], check=True, timeout=60)
     return out
 
 
@@ -47,8 +47,14 @@ def test_english_audio_becomes_asr_memory_units(
 ) -> None:
     wav = _speak("Hello, my order has not arrived yet. I need it by tomorrow at three pm.", "en", tmp_path / "en.wav")
     transcript = transcriber.transcribe(wav, language="en")
-    events = segments_to_events(transcript, AsrLayout(pause_ms=250, turn_gap_ms=1500), session_id="call-1",
-                                source=wav.name, started_at=T0, speaker="caller")
+    events = segments_to_events(
+        transcript,
+        AsrLayout(pause_ms=250, turn_gap_ms=1500),
+        session_id="call-1",
+        source=wav.name,
+        started_at=T0,
+        speaker="caller",
+    )
     assert events
     text = " ".join(e.text for e in events).lower()
     assert "order" in text
@@ -65,7 +71,9 @@ def test_english_audio_becomes_asr_memory_units(
     points: list[EmbeddedUnit] = []
     dead: list[object] = []
     outputs = OutputSpec(deadletters=[TestingSink(dead)], memory_points=[TestingSink(points)])
-    run_main(build_flow(Settings(), SourceInput(TestingSource(records)), outputs, embedder=static_embedder, clock=clock))
+    run_main(
+        build_flow(Settings(), SourceInput(TestingSource(records)), outputs, embedder=static_embedder, clock=clock)
+    )
     assert dead == []
     assert {p.unit.modality for p in points} == {"asr"}
     assert {p.unit.session_id for p in points} == {"call-1"}

@@ -16,7 +16,9 @@ from state.embedding import Embedder
 from tests.conftest import event_dict, raw
 
 
-def _metrics(records: list[RawRecord], embedder: Embedder, clock: Callable[[], datetime], **metrics: object) -> list[WindowMetrics]:
+def _metrics(
+    records: list[RawRecord], embedder: Embedder, clock: Callable[[], datetime], **metrics: object
+) -> list[WindowMetrics]:
     out: list[WindowMetrics] = []
     settings = Settings(metrics={"window_s": 60, "allowed_lateness_s": 0, **metrics})
     outputs = OutputSpec(deadletters=[], memory_points=[], metrics=[TestingSink(out)])
@@ -82,7 +84,9 @@ def test_metrics_off_builds_no_metric_steps(static_embedder: Embedder, clock) ->
     points: list[object] = []
     settings = Settings(metrics={"enabled": False})
     outputs = OutputSpec(deadletters=[], memory_points=[TestingSink(points)], metrics=[TestingSink(out)])
-    flow = build_flow(settings, SourceInput(TestingSource([raw(event_dict())])), outputs, embedder=static_embedder, clock=clock)
+    flow = build_flow(
+        settings, SourceInput(TestingSource([raw(event_dict())])), outputs, embedder=static_embedder, clock=clock
+    )
     run_main(flow)
     assert len(points) == 1
     assert out == []

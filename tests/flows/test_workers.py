@@ -18,12 +18,17 @@ from tests.conftest import event_dict
 
 
 def _stored(tmp: Path, archive: Path, workers: int) -> dict[str, dict]:
-    settings = Settings(embedder={"kind": "static"}, store={"path": str(tmp / f"w{workers}")},
-                        deadletter={"path": str(tmp / f"dead{workers}.jsonl")},
-                        metrics={"path": str(tmp / f"m{workers}.jsonl")})
+    settings = Settings(
+        embedder={"kind": "static"},
+        store={"path": str(tmp / f"w{workers}")},
+        deadletter={"path": str(tmp / f"dead{workers}.jsonl")},
+        metrics={"path": str(tmp / f"m{workers}.jsonl")},
+    )
     embedder = embedder_for(settings)
     outputs = outputs_for(settings, "replay", state_mirror_for(settings, "replay"), embedder)
-    execute(build_flow(settings, paced_file_input(archive, None), outputs, embedder=embedder), settings, workers=workers)
+    execute(
+        build_flow(settings, paced_file_input(archive, None), outputs, embedder=embedder), settings, workers=workers
+    )
     try:
         return {h.id: h.payload for h in open_store(settings).scroll(StoreFilter())}
     finally:
@@ -32,8 +37,18 @@ def _stored(tmp: Path, archive: Path, workers: int) -> dict[str, dict]:
 
 def test_two_workers_store_what_one_worker_stores(tmp_path: Path) -> None:
     archive = tmp_path / "events.jsonl"
-    lines = [json.dumps(event_dict(event_id=f"e{i}", session_id=f"s{i % 5}", ts=f"2026-01-01T08:{i:02d}:00Z",
-                                   text=f"第{i}条：明天下午三点开会"), ensure_ascii=False) for i in range(30)]
+    lines = [
+        json.dumps(
+            event_dict(
+                event_id=f"e{i}",
+                session_id=f"s{i % 5}",
+                ts=f"2026-01-01T08:{i:02d}:00Z",
+                text=f"第{i}条：明天下午三点开会",
+            ),
+            ensure_ascii=False,
+        )
+        for i in range(30)
+    ]
     archive.write_text("\n".join(lines) + "\n{broken\n", encoding="utf-8")
     one = _stored(tmp_path, archive, 1)
     assert len(one) == 30

@@ -35,14 +35,23 @@ def make_archive(path: Path, *, sessions: int, turns: int, tag: str, bad_lines: 
     events = []
     for t in range(turns):
         for s in range(sessions):
-            events.append({
-                "event_id": f"{tag}-s{s}-t{t}", "session_id": f"{tag}-s{s}", "tenant_id": "acme",
-                "user_id": f"u{s}", "turn_id": f"t{t}", "ts": (T0 + timedelta(seconds=20 * t + s)).isoformat(),
-                "speaker_role": "customer" if t % 2 == 0 else "agent", "text": TEXTS[(s + t) % len(TEXTS)],
-            })
+            events.append(
+                {
+                    "event_id": f"{tag}-s{s}-t{t}",
+                    "session_id": f"{tag}-s{s}",
+                    "tenant_id": "acme",
+                    "user_id": f"u{s}",
+                    "turn_id": f"t{t}",
+                    "ts": (T0 + timedelta(seconds=20 * t + s)).isoformat(),
+                    "speaker_role": "customer" if t % 2 == 0 else "agent",
+                    "text": TEXTS[(s + t) % len(TEXTS)],
+                }
+            )
     lines = [json.dumps(e, ensure_ascii=False) for e in events]
     for i in range(bad_lines):
-        lines.insert(3 + i * 7, '{"broken json' if i % 2 == 0 else json.dumps({"event_id": f"{tag}-bad{i}", "text": "x"}))
+        lines.insert(
+            3 + i * 7, '{"broken json' if i % 2 == 0 else json.dumps({"event_id": f"{tag}-bad{i}", "text": "x"})
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return events
 
@@ -55,12 +64,28 @@ def config(tmp: Path, bootstrap: str, redis_url: str, **overrides: Any) -> dict[
         "store": {"path": str(tmp / "store")},
         "deadletter": {"path": str(tmp / "deadletter.jsonl")},
         "redis": {"url": redis_url},
-        "metrics": {"path": str(tmp / "metrics.jsonl"), "redis_prefix": f"it-metrics-{tag}", "allowed_lateness_s": 3600},
+        "metrics": {
+            "path": str(tmp / "metrics.jsonl"),
+            "redis_prefix": f"it-metrics-{tag}",
+            "allowed_lateness_s": 3600,
+        },
         "kafka": {
-            "bootstrap_servers": bootstrap, "group_id": f"it-{tag}", "session_timeout_ms": 6000,
-            **{name: f"it-{tag}-{name}" for name in (
-                "input_topic", "memory_topic", "recall_topic", "response_request_topic", "response_topic",
-                "deadletter_topic", "archived_topic", "metrics_topic")},
+            "bootstrap_servers": bootstrap,
+            "group_id": f"it-{tag}",
+            "session_timeout_ms": 6000,
+            **{
+                name: f"it-{tag}-{name}"
+                for name in (
+                    "input_topic",
+                    "memory_topic",
+                    "recall_topic",
+                    "response_request_topic",
+                    "response_topic",
+                    "deadletter_topic",
+                    "archived_topic",
+                    "metrics_topic",
+                )
+            },
         },
     }
     for section, values in overrides.items():
@@ -73,7 +98,9 @@ def env_for(cfg: dict[str, Any]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECALLFLOW_")}
     for section, values in cfg.items():
         for key, value in values.items():
-            env[f"RECALLFLOW_{section.upper()}__{key.upper()}"] = json.dumps(value) if isinstance(value, bool) else str(value)
+            env[f"RECALLFLOW_{section.upper()}__{key.upper()}"] = (
+                json.dumps(value) if isinstance(value, bool) else str(value)
+            )
     env["PYTHONPATH"] = str(ROOT)
     env["HF_HUB_OFFLINE"] = "1"
     env["OMP_NUM_THREADS"] = "1"
@@ -82,9 +109,12 @@ def env_for(cfg: dict[str, Any]) -> dict[str, str]:
 
 def cli(args: list[str], cfg: dict[str, Any], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     """Start `recallflow ARGS` as a subprocess (its own process group) logging to `log`."""
-    return subprocess.Popen(  # noqa: S603 - fixed interpreter and module
-        [sys.executable, "-m", "flows.cli", *args], env=env_for(cfg), cwd=cwd,
-        stdout=log.open("wb"), stderr=subprocess.STDOUT,
+    return subprocess.Popen(
+        [sys.executable, "-m", "flows.cli", *args],
+        env=env_for(cfg),
+        cwd=cwd,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
     )
 
 

@@ -21,9 +21,9 @@ import redis
 
 from flows.cli_streams import kafka_connection
 from flows.io import paced_file_input
+from flows.runtime import output_topics
 from flows.settings import Settings
 from sinks.kafka import create_topics, produce_jsonl, read_topic
-from flows.runtime import output_topics
 from tests.integration.streams import cli, config, make_archive, run_flow, store_contents
 
 pytestmark = pytest.mark.integration
@@ -46,8 +46,12 @@ def _wait_for_memory(settings: Settings, at_least: int, proc, timeout_s: float) 
 def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
     kafka_bootstrap: str, redis_url: str, tmp_path: Path
 ) -> None:
-    cfg = config(tmp_path, kafka_bootstrap, redis_url,
-                 recovery={"enabled": True, "dir": str(tmp_path / "recovery"), "snapshot_interval_s": 0.3})
+    cfg = config(
+        tmp_path,
+        kafka_bootstrap,
+        redis_url,
+        recovery={"enabled": True, "dir": str(tmp_path / "recovery"), "snapshot_interval_s": 0.3},
+    )
     settings = Settings(**cfg)
     archive = tmp_path / "events.jsonl"
     events = make_archive(archive, sessions=SESSIONS, turns=TURNS, tag=cfg["kafka"]["group_id"], bad_lines=0)
@@ -67,8 +71,14 @@ def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
     assert second.wait(timeout=300) == 0, (tmp_path / "run2.log").read_text()[-3000:]
 
     # The uninterrupted run of the same events, for reference.
-    reference = Settings(**{**cfg, "store": {"path": str(tmp_path / "reference")}, "redis": {"enabled": False},
-                            "recovery": {"enabled": False}})
+    reference = Settings(
+        **{
+            **cfg,
+            "store": {"path": str(tmp_path / "reference")},
+            "redis": {"enabled": False},
+            "recovery": {"enabled": False},
+        }
+    )
     run_flow(reference, paced_file_input(archive, None), mode="replay")
     expected = store_contents(reference)
 
@@ -77,7 +87,9 @@ def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
     assert resumed == expected
 
     # The memory topic is at-least-once: after the kill some records may come twice, never missing.
-    produced = [json.loads(v)["memory_id"] for _, v in read_topic(kafka_connection(settings), settings.kafka.memory_topic)]
+    produced = [
+        json.loads(v)["memory_id"] for _, v in read_topic(kafka_connection(settings), settings.kafka.memory_topic)
+    ]
     assert set(produced) == set(expected)
 
     # Task state resumed from the snapshot: counts run over the whole session.

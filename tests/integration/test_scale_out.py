@@ -1,6 +1,6 @@
 """1 worker vs 2 workers (-w 2) vs 2 processes (-i/-a on 127.0.0.1) give the same memories.
 
-All three consume the same input topic (4 partitions ≥ processes × workers) with their own
+All three consume the same input topic (4 partitions >= processes x workers) with their own
 consumer group and their own memory topic. The embedded store is one directory per
 process (an Edge shard cannot be opened by two processes), so each process of the cluster
 writes its own store; their union must equal the single-worker store, disjointly (each
@@ -38,16 +38,29 @@ def _free_ports(n: int) -> list[int]:
 
 
 def _variant(base: dict[str, Any], tmp: Path, name: str) -> dict[str, Any]:
-    kafka = {**base["kafka"], "group_id": f"{base['kafka']['group_id']}-{name}",
-             "memory_topic": f"{base['kafka']['memory_topic']}-{name}"}
-    return {**base, "kafka": kafka, "store": {"path": str(tmp / name / "store")},
-            "metrics": {**base["metrics"], "path": str(tmp / name / "metrics.jsonl")},
-            "deadletter": {"path": str(tmp / name / "dead.jsonl")}, "redis": {"enabled": False}}
+    kafka = {
+        **base["kafka"],
+        "group_id": f"{base['kafka']['group_id']}-{name}",
+        "memory_topic": f"{base['kafka']['memory_topic']}-{name}",
+    }
+    return {
+        **base,
+        "kafka": kafka,
+        "store": {"path": str(tmp / name / "store")},
+        "metrics": {**base["metrics"], "path": str(tmp / name / "metrics.jsonl")},
+        "deadletter": {"path": str(tmp / name / "dead.jsonl")},
+        "redis": {"enabled": False},
+    }
 
 
 def _source(settings: Settings) -> KafkaReplayInput:
-    return KafkaReplayInput(kafka_client_config(settings), settings.kafka.input_topic, start="committed",
-                            tail=False, group_id=settings.kafka.group_id)
+    return KafkaReplayInput(
+        kafka_client_config(settings),
+        settings.kafka.input_topic,
+        start="committed",
+        tail=False,
+        group_id=settings.kafka.group_id,
+    )
 
 
 def _memory_topic(settings: Settings) -> dict[str, bytes]:
@@ -87,9 +100,12 @@ def test_one_worker_two_workers_and_two_processes_agree(kafka_bootstrap: str, re
         procs.append(cli(args, cfg, tmp_path, tmp_path / f"p2-{i}.log"))
     for i, proc in enumerate(procs):
         assert proc.wait(timeout=300) == 0, (tmp_path / f"p2-{i}.log").read_text()[-3000:]
-    parts = [store_contents(Settings(**{**cluster, "store": {"path": str(tmp_path / "p2" / f"store-{i}")}}))
-             for i in range(2)]
-    assert parts[0] and parts[1], "both processes should have owned some sessions"
+    parts = [
+        store_contents(Settings(**{**cluster, "store": {"path": str(tmp_path / "p2" / f"store-{i}")}}))
+        for i in range(2)
+    ]
+    assert parts[0], "process 0 should have owned some sessions"
+    assert parts[1], "process 1 should have owned some sessions"
     assert not parts[0].keys() & parts[1].keys()
     assert {**parts[0], **parts[1]} == single
 

@@ -40,11 +40,22 @@ def live(kafka_bootstrap: str, redis_url: str, tmp_path_factory: pytest.TempPath
     assert result.exit_code == 0, result.output
     produced = produce_jsonl(kafka_connection(settings), settings.kafka.input_topic, archive)
     assert produced.sent == len(events) + BAD
-    source = KafkaReplayInput(kafka_client_config(settings), settings.kafka.input_topic, start="committed",
-                              tail=False, group_id=settings.kafka.group_id)
+    source = KafkaReplayInput(
+        kafka_client_config(settings),
+        settings.kafka.input_topic,
+        start="committed",
+        tail=False,
+        group_id=settings.kafka.group_id,
+    )
     run_flow(settings, source)
-    return {"cfg": cfg, "settings": settings, "archive": archive, "events": events, "tmp": tmp,
-            "store": store_contents(settings)}
+    return {
+        "cfg": cfg,
+        "settings": settings,
+        "archive": archive,
+        "events": events,
+        "tmp": tmp,
+        "store": store_contents(settings),
+    }
 
 
 def _topic(settings: Settings, name: str) -> list[tuple[bytes | None, bytes]]:
@@ -66,7 +77,8 @@ def test_every_output_topic_gets_its_records_keyed_by_session(live: dict[str, An
     windows = [WindowMetrics.model_validate_json(v) for _, v in _topic(settings, settings.kafka.metrics_topic)]
     assert windows
     assert sum(w.counters.get("events", 0) for w in windows if w.revision == 0) + sum(
-        w.counters.get("late_events", 0) for w in windows if w.revision) >= len(live["events"])
+        w.counters.get("late_events", 0) for w in windows if w.revision
+    ) >= len(live["events"])
     assert sum(w.counters.get("deadletters", 0) for w in windows if w.revision == 0) == BAD
 
     # the store holds exactly what went to the memory topic
@@ -104,9 +116,12 @@ def test_consumer_lag_is_visible_and_drained(live: dict[str, Any]) -> None:
 
 
 def _replay_settings(live: dict[str, Any], name: str) -> Settings:
-    cfg = {**live["cfg"], "store": {"path": str(live["tmp"] / name / "store")},
-           "deadletter": {"path": str(live["tmp"] / name / "dead.jsonl")},
-           "metrics": {**live["cfg"]["metrics"], "path": str(live["tmp"] / name / "metrics.jsonl")}}
+    cfg = {
+        **live["cfg"],
+        "store": {"path": str(live["tmp"] / name / "store")},
+        "deadletter": {"path": str(live["tmp"] / name / "dead.jsonl")},
+        "metrics": {**live["cfg"]["metrics"], "path": str(live["tmp"] / name / "metrics.jsonl")},
+    }
     return Settings(**cfg)
 
 
@@ -123,7 +138,9 @@ def test_replaying_the_archive_gives_the_live_ids_and_payloads(live: dict[str, A
 
 def test_replaying_the_topic_from_offset_zero_gives_the_live_ids_and_payloads(live: dict[str, Any]) -> None:
     settings = _replay_settings(live, "replay-topic")
-    run_flow(settings, KafkaReplayInput(kafka_client_config(settings), settings.kafka.input_topic, start=0), mode="replay")
+    run_flow(
+        settings, KafkaReplayInput(kafka_client_config(settings), settings.kafka.input_topic, start=0), mode="replay"
+    )
     assert store_contents(settings) == live["store"]
 
 
@@ -136,14 +153,20 @@ def test_replaying_the_topic_from_a_time_starts_there(live: dict[str, Any], tmp_
     time.sleep(0.1)
     produce_jsonl(kafka_connection(settings), settings.kafka.input_topic, later)
     replay = _replay_settings(live, "replay-since")
-    run_flow(replay, KafkaReplayInput(kafka_client_config(replay), replay.kafka.input_topic, start=since), mode="replay")
+    run_flow(
+        replay, KafkaReplayInput(kafka_client_config(replay), replay.kafka.input_topic, start=since), mode="replay"
+    )
     stored = store_contents(replay)
     assert {p["event_id"] for p in stored.values()} == {e["event_id"] for e in extra}
 
 
 def test_replay_command_from_file_at_a_set_rate(live: dict[str, Any], tmp_path: Path) -> None:
-    cfg = {**live["cfg"], "store": {"path": str(tmp_path / "store")},
-           "deadletter": {"path": str(tmp_path / "dead.jsonl")}, "metrics": {"path": str(tmp_path / "m.jsonl")}}
+    cfg = {
+        **live["cfg"],
+        "store": {"path": str(tmp_path / "store")},
+        "deadletter": {"path": str(tmp_path / "dead.jsonl")},
+        "metrics": {"path": str(tmp_path / "m.jsonl")},
+    }
     started = time.perf_counter()
     result = CliRunner().invoke(app, ["replay", str(live["archive"]), "--rate", "200"], env=env_for(cfg))
     assert result.exit_code == 0, result.output

@@ -18,11 +18,20 @@ def _transcript(*words: Word, language: str = "en") -> Transcript:
 
 def test_events_split_at_long_silences_with_pauses_and_timings() -> None:
     words = (
-        Word(" My", 0, 200, 0.9), Word(" order", 200, 500, 0.8), Word(" is", 1000, 1100, 0.7),  # 500 ms pause
-        Word(" late.", 1100, 1500, 0.6), Word(" Thanks.", 4000, 4400, 1.0),  # 2.5 s silence: new event
+        Word(" My", 0, 200, 0.9),
+        Word(" order", 200, 500, 0.8),
+        Word(" is", 1000, 1100, 0.7),  # 500 ms pause
+        Word(" late.", 1100, 1500, 0.6),
+        Word(" Thanks.", 4000, 4400, 1.0),  # 2.5 s silence: new event
     )
-    events = segments_to_events(_transcript(*words), AsrLayout(pause_ms=300, turn_gap_ms=1500),
-                                session_id="s1", source="call.wav", started_at=T0, speaker="Li")
+    events = segments_to_events(
+        _transcript(*words),
+        AsrLayout(pause_ms=300, turn_gap_ms=1500),
+        session_id="s1",
+        source="call.wav",
+        started_at=T0,
+        speaker="Li",
+    )
     assert [e.text for e in events] == ["My order is late.", "Thanks."]
     first, second = events
     assert first.modality == "asr"
@@ -40,8 +49,13 @@ def test_events_split_at_long_silences_with_pauses_and_timings() -> None:
 
 def test_chinese_words_join_without_spaces() -> None:
     words = (Word("我们", 0, 400, 0.9), Word("下周二", 1600, 2000, 0.9), Word("给到", 2000, 2300, 0.9))
-    (event,) = segments_to_events(_transcript(*words, language="zh"), AsrLayout(pause_ms=1000, turn_gap_ms=5000),
-                                  session_id="s", source="a.wav", started_at=T0)
+    (event,) = segments_to_events(
+        _transcript(*words, language="zh"),
+        AsrLayout(pause_ms=1000, turn_gap_ms=5000),
+        session_id="s",
+        source="a.wav",
+        started_at=T0,
+    )
     assert event.text == "我们下周二给到"
     assert event.asr is not None
     assert [(p.after_char, p.duration_ms) for p in event.asr.pauses] == [(2, 1200)]
@@ -55,8 +69,11 @@ def test_segments_without_word_timings_still_become_events() -> None:
     assert 0.0 < event.asr.confidence <= 1.0
 
 
-gaps = st.lists(st.tuples(st.integers(0, 3000), st.integers(1, 800), st.text("abc我们", min_size=1, max_size=4)),
-                min_size=1, max_size=30)
+gaps = st.lists(
+    st.tuples(st.integers(0, 3000), st.integers(1, 800), st.text("abc我们", min_size=1, max_size=4)),
+    min_size=1,
+    max_size=30,
+)
 
 
 @given(gaps, st.integers(0, 2000))

@@ -30,10 +30,24 @@ def _names(record: object) -> list[tuple[str, float]]:
 
 
 def test_dead_letters_carry_their_events_time_when_the_bytes_have_one() -> None:
-    dated = DeadLetter.from_raw(step="s", key=None, source="f:1", error_type="validation", message="m",
-                                raw=b'{"ts": "2026-01-01T08:00:00Z"}', at=datetime(2030, 1, 1, tzinfo=UTC))
-    undated = DeadLetter.from_raw(step="s", key=None, source="f:2", error_type="malformed", message="m",
-                                  raw=b"\xff", at=datetime(2030, 1, 1, tzinfo=UTC))
+    dated = DeadLetter.from_raw(
+        step="s",
+        key=None,
+        source="f:1",
+        error_type="validation",
+        message="m",
+        raw=b'{"ts": "2026-01-01T08:00:00Z"}',
+        at=datetime(2030, 1, 1, tzinfo=UTC),
+    )
+    undated = DeadLetter.from_raw(
+        step="s",
+        key=None,
+        source="f:2",
+        error_type="malformed",
+        message="m",
+        raw=b"\xff",
+        at=datetime(2030, 1, 1, tzinfo=UTC),
+    )
     assert [(d.name, d.ts) for d in decisions_of(dated)] == [("deadletters", T0), ("deadletters.validation", T0)]
     assert [d.ts for d in decisions_of(undated)] == [None, None]  # never the processing clock
 
@@ -46,12 +60,24 @@ def test_event_time_of_raw_tolerates_any_bytes() -> None:
 
 def test_units_give_throughput_entropy_and_coref_review() -> None:
     unit = MemoryUnit(
-        memory_id="m", unit_index=0, tenant_id="t", session_id="s", turn_id="t1", event_id="e", ts=T0,
-        text="x", source_text="x", entropy=0.8,
+        memory_id="m",
+        unit_index=0,
+        tenant_id="t",
+        session_id="s",
+        turn_id="t1",
+        event_id="e",
+        ts=T0,
+        text="x",
+        source_text="x",
+        entropy=0.8,
         coref=(CorefAnchor(mention="它", needs_human_review=True), CorefAnchor(mention="this")),
     )
-    assert _names(unit) == [("memory_units", 1.0), ("entropy", 0.8),
-                            ("coref_needs_review_rate", 1.0), ("coref_needs_review_rate", 0.0)]
+    assert _names(unit) == [
+        ("memory_units", 1.0),
+        ("entropy", 0.8),
+        ("coref_needs_review_rate", 1.0),
+        ("coref_needs_review_rate", 0.0),
+    ]
 
 
 def test_states_count_events() -> None:
@@ -61,20 +87,30 @@ def test_states_count_events() -> None:
 def test_recall_results_give_verification_fail_rate_over_verified_candidates_only() -> None:
     cue = Cue(memory_id="m", text="x", unit_type="complaint", score=0.9, components=ScoreComponents(), explanation="e")
     result = RecallResult(
-        query_event_id="q", session_id="s", tenant_id="t", query_text="?", ts=T0, cues=(cue,),
+        query_event_id="q",
+        session_id="s",
+        tenant_id="t",
+        query_text="?",
+        ts=T0,
+        cues=(cue,),
         validity_decisions=(
             ValidityDecision(memory_id="a", decision="verified"),
             ValidityDecision(memory_id="b", decision="verify_failed_dropped"),
             ValidityDecision(memory_id="c", decision="kept"),
         ),
     )
-    assert _names(result) == [("recalls", 1.0), ("recall_empty_rate", 0.0),
-                              ("temporal_verification_fail_rate", 0.0), ("temporal_verification_fail_rate", 1.0)]
+    assert _names(result) == [
+        ("recalls", 1.0),
+        ("recall_empty_rate", 0.0),
+        ("temporal_verification_fail_rate", 0.0),
+        ("temporal_verification_fail_rate", 1.0),
+    ]
 
 
 def test_responses_give_fallback_rate_and_responder_latency() -> None:
-    response = AgentResponse(request_id="r", session_id="s", tenant_id="t", text="hi", model="m", latency_ms=120.0,
-                             fallback=True, ts=T0)
+    response = AgentResponse(
+        request_id="r", session_id="s", tenant_id="t", text="hi", model="m", latency_ms=120.0, fallback=True, ts=T0
+    )
     assert _names(response) == [("responses", 1.0), ("response_fallback_rate", 1.0), ("latency_ms.responder", 120.0)]
 
 
@@ -98,7 +134,10 @@ def test_latency_marks_give_one_decision_per_stage_and_a_total() -> None:
     state, out = mark_stage(state, StageMark("s", "e", T0, "embed", 9_000_000, final=True))
     assert state is None  # nothing in flight: the key is discarded
     assert [(d.name, d.value) for d in out] == [
-        ("latency_ms.normalise", 2.0), ("latency_ms.units", 3.0), ("latency_ms.embed", 4.0), ("latency_ms.total", 9.0)
+        ("latency_ms.normalise", 2.0),
+        ("latency_ms.units", 3.0),
+        ("latency_ms.embed", 4.0),
+        ("latency_ms.total", 9.0),
     ]
 
 

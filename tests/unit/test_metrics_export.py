@@ -19,7 +19,8 @@ T0 = datetime(2026, 1, 1, 8, tzinfo=UTC)
 
 def _window(i: int, **kw: object) -> WindowMetrics:
     base: dict[str, object] = {
-        "window_start": T0 + timedelta(minutes=i), "window_end": T0 + timedelta(minutes=i + 1),
+        "window_start": T0 + timedelta(minutes=i),
+        "window_end": T0 + timedelta(minutes=i + 1),
         "counters": {"events": 10 + i, "deadletters": i % 2, "memory_units": 9},
         "gauges": {"entropy.p50": 0.4, "entropy.p95": 0.9, "state_machine_miss_rate": 0.02 * i},
     }
@@ -80,8 +81,13 @@ def test_load_windows_keeps_the_highest_revision_per_window(tmp_path: Path) -> N
 
 def test_chart_has_a_panel_per_decision_point_and_renders(tmp_path: Path) -> None:
     titles = {p.title for p in PANELS}
-    for point in ("state_machine_miss_rate", "cue_activation_precision", "temporal_verification_fail_rate",
-                  "intent_chain_stability", "coref needs_review rate"):
+    for point in (
+        "state_machine_miss_rate",
+        "cue_activation_precision",
+        "temporal_verification_fail_rate",
+        "intent_chain_stability",
+        "coref needs_review rate",
+    ):
         assert point in titles
     out = render_chart([_window(i) for i in range(6)], tmp_path / "c.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

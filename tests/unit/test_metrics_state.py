@@ -145,7 +145,9 @@ def test_late_items_revise_their_window_and_are_counted() -> None:
     state, first = close_window(None, 7, _acc(Decision(T0, "events")), MINUTE, CATALOG)
     assert first.revision == 0
     assert "late_events" not in first.counters
-    state, (second,) = fold_late(state, [(7, Decision(T0, "events")), (7, Decision(T0, "entropy", 0.3))], MINUTE, CATALOG)
+    state, (second,) = fold_late(
+        state, [(7, Decision(T0, "events")), (7, Decision(T0, "entropy", 0.3))], MINUTE, CATALOG
+    )
     assert (second.revision, second.counters["events"], second.counters["late_events"]) == (1, 2, 1)
     state, (third,) = fold_late(state, [(7, Decision(T0, "memory_units"))], MINUTE, CATALOG)
     assert (third.revision, third.counters["late_decisions"], third.counters["memory_units"]) == (2, 3, 1)

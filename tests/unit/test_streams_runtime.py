@@ -56,8 +56,9 @@ def test_paced_partition_schedules_the_next_batch_by_rate(tmp_path: Path) -> Non
 def test_paced_replay_takes_at_least_records_over_rate(tmp_path: Path, static_embedder: Embedder, clock) -> None:
     points: list[object] = []
     outputs = OutputSpec(deadletters=[], memory_points=[TestingSink(points)])
-    flow = build_flow(Settings(), paced_file_input(_archive(tmp_path, 12), rate=40.0), outputs,
-                      embedder=static_embedder, clock=clock)
+    flow = build_flow(
+        Settings(), paced_file_input(_archive(tmp_path, 12), rate=40.0), outputs, embedder=static_embedder, clock=clock
+    )
     started = time.perf_counter()
     run_main(flow)
     assert len(points) == 12
@@ -78,7 +79,7 @@ def test_recovery_init_lays_out_partitions_and_splits_them_per_process(tmp_path:
         init_recovery(tmp_path / "all", 4)
     with pytest.raises(ConfigurationError, match="partitions >= 1"):
         init_recovery(tmp_path / "x", 0)
-    with pytest.raises(ConfigurationError, match="outside 0..1"):
+    with pytest.raises(ConfigurationError, match=r"outside 0\.\.1"):
         init_recovery(tmp_path / "y", 2, process_id=2, processes=2)
 
 
@@ -118,5 +119,13 @@ def test_replay_start_specs_are_validated() -> None:
         resolve_start(None, "t", 0, datetime(2026, 1, 1), 1.0)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="replay start must be"):
         resolve_start(None, "t", 0, -5, 1.0)  # type: ignore[arg-type]
-    with pytest.raises(ConfigurationError, match="bootstrap.servers"):
+    with pytest.raises(ConfigurationError, match=r"bootstrap\.servers"):
         KafkaReplaySource({}, "t")
+
+
+def test_a_replay_closes_its_windows_at_the_end_unless_told_otherwise() -> None:
+    from flows.runtime import REPLAY_TO_THE_END_S, replay_settings
+
+    assert replay_settings(Settings()).metrics.allowed_lateness_s == REPLAY_TO_THE_END_S
+    assert replay_settings(Settings(metrics={"replay_lateness_s": 30})).metrics.allowed_lateness_s == 30
+    assert Settings().metrics.allowed_lateness_s == 5.0  # live runs keep their real-time slack
