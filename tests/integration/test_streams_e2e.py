@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,11 @@ from flows.cli_streams import kafka_client_config, kafka_connection
 from flows.io import KafkaReplayInput, paced_file_input
 from flows.settings import Settings
 from schemas.deadletter import DeadLetter
+from schemas.errors import BrokerError
 from schemas.memory import MemoryUnit
 from schemas.metrics import WindowMetrics
 from sinks.kafka import consumer_lag, produce_jsonl, read_topic
+from sinks.kafka_source import KafkaReplaySource
 from tests.integration.streams import config, env_for, make_archive, run_flow, store_contents
 
 pytestmark = pytest.mark.integration
@@ -174,3 +177,12 @@ def test_replay_command_from_file_at_a_set_rate(live: dict[str, Any], tmp_path: 
     assert store_contents(Settings(**cfg)) == live["store"]
     assert len(Path(cfg["deadletter"]["path"]).read_text().splitlines()) == BAD
     assert json.loads(Path(cfg["metrics"]["path"]).read_text().splitlines()[0])["window_start"]
+
+
+def test_replay_source_refuses_a_topic_that_does_not_exist(kafka_bootstrap: str) -> None:
+    missing = f"recallflow-missing-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(BrokerError, match="does not exist"):
+        KafkaReplaySource({"bootstrap.servers": kafka_bootstrap}, missing).list_parts()
+    # and asking did not create it (metadata is requested for all topics, never by name)
+    with pytest.raises(BrokerError, match="does not exist"):
+        KafkaReplaySource({"bootstrap.servers": kafka_bootstrap}, missing).list_parts()
