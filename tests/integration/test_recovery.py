@@ -106,4 +106,6 @@ def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
             assert state["task_id"] == first_task
     finally:
         client.delete(*[f"task_state:{cfg['kafka']['group_id']}-s{s}" for s in range(SESSIONS)])
+        prefix = cfg["metrics"]["redis_prefix"]
+        client.delete(f"{prefix}:windows", *client.keys(f"{prefix}:window:*"))
         client.close()
