@@ -130,7 +130,9 @@ def windowed_metrics(
         ts_getter=_ts, wait_for_system_duration=config.lateness, now_getter=now
     )
     windower = win.TumblingWindower(length=config.window, align_to=ALIGN_TO)
-    folded = win.fold_window("fold", dated, clock, windower, WindowAcc, fold_decision, merge_acc)
+    # Unordered: the aggregates do not depend on order, and ordering would hold every item
+    # until the watermark passes it (a replay's whole input).
+    folded = win.fold_window("fold", dated, clock, windower, WindowAcc, fold_decision, merge_acc, ordered=False)
     batches = op.collect("late_batches", folded.late, timeout=config.late_batch_timeout, max_size=10_000)
     closed = op.map_value("tag_closed", folded.down, lambda id_acc: ("closed", id_acc))
     late = op.map_value("tag_late", batches, lambda batch: ("late", batch))
