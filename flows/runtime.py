@@ -134,11 +134,19 @@ def output_topics(settings: Settings) -> list[str]:
 
 
 def attach_topic_sinks(settings: Settings, outputs: OutputSpec) -> None:
-    """Append a Kafka sink (key = session id, value = the record's JSON) to every topic-backed output."""
+    """Give every topic-backed output a Kafka sink (key = session id, value = the record's JSON).
+
+    Idempotent: an output that already writes to its topic is left alone, so explicit wiring
+    and this loop can coexist without writing a record twice.
+    """
     for spec_field in fields(outputs):
         attr = OUTPUT_TOPICS.get(spec_field.name)
-        if attr is not None:
-            getattr(outputs, spec_field.name).append(kafka_sink(settings, getattr(settings.kafka, attr)))
+        if attr is None:
+            continue
+        topic = getattr(settings.kafka, attr)
+        sinks = getattr(outputs, spec_field.name)
+        if not any(isinstance(s, KafkaRecordSink) and s.topic == topic for s in sinks):
+            sinks.append(kafka_sink(settings, topic))
 
 
 def metric_sinks(settings: Settings, mode: Mode) -> list[Sink[WindowMetrics]]:
@@ -159,6 +167,9 @@ def outputs_for(settings: Settings, mode: Mode, mirror: StateMirror, embedder: E
     store_sink = StoreSink(lambda: open_store(settings), dim=embedder.dim)
     deadletters: list[Sink[DeadLetter]] = [JsonlSink(settings.deadletter.path)]
     units: list[Sink[MemoryUnit]] = []
+    if mode == "run":
+        deadletters.append(kafka_sink(settings, settings.kafka.deadletter_topic))
+        units.append(kafka_sink(settings, settings.kafka.memory_topic))
     outputs = OutputSpec(
         deadletters=deadletters,
         memory_points=[store_sink],
@@ -167,7 +178,7 @@ def outputs_for(settings: Settings, mode: Mode, mirror: StateMirror, embedder: E
         metrics=metric_sinks(settings, mode),
     )
     if mode == "run":
-        attach_topic_sinks(settings, outputs)
+        attach_topic_sinks(settings, outputs)  # issue 7: every other topic-backed output (metrics ...)
     return outputs
 
 

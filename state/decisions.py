@@ -26,7 +26,7 @@ from schemas.events import as_utc
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallResult
 from schemas.response import AgentResponse
-from schemas.session import SessionState
+from schemas.session import ArchivedTask, SessionState
 from state.metrics import Decision
 
 T = TypeVar("T")
@@ -114,7 +114,13 @@ def _response(response: AgentResponse) -> Iterable[Decision]:
     yield Decision(response.ts, "latency_ms.responder", response.latency_ms)
 
 
+def _archived(task: ArchivedTask) -> Iterable[Decision]:
+    yield Decision(task.archived_at, "archived_tasks")
+    yield Decision(task.archived_at, f"archived_tasks.{task.reason}")
+
+
 register_extractor(DeadLetter, _deadletter)
+register_extractor(ArchivedTask, _archived)
 register_extractor(SessionState, _state)
 register_extractor(MemoryUnit, _unit)
 register_extractor(RecallResult, _recall)

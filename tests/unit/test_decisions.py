@@ -80,6 +80,15 @@ def test_units_give_throughput_entropy_and_coref_review() -> None:
     ]
 
 
+def test_archived_tasks_are_counted_by_reason() -> None:
+    from schemas.session import ArchivedTask
+
+    task = ArchivedTask(
+        session_id="s", task_id="TSK-1", reason="drift", archived_at=T0, final_state=SessionState(session_id="s")
+    )
+    assert _names(task) == [("archived_tasks", 1.0), ("archived_tasks.drift", 1.0)]
+
+
 def test_states_count_events() -> None:
     assert _names(SessionState(session_id="s", last_event_ts=T0)) == [("events", 1.0)]
 

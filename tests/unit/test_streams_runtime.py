@@ -108,7 +108,9 @@ def test_every_topic_backed_output_gets_its_topic(static_embedder: Embedder) -> 
     for name in ("deadletters", "memory_units", "metrics"):
         (sink,) = getattr(outputs, name)
         assert isinstance(sink, KafkaRecordSink)
-        assert sink._topic == getattr(settings.kafka, OUTPUT_TOPICS[name])
+        assert sink.topic == getattr(settings.kafka, OUTPUT_TOPICS[name])
+    attach_topic_sinks(settings, outputs)  # idempotent: no second sink on the same topic
+    assert all(len(getattr(outputs, name)) == 1 for name in ("deadletters", "memory_units", "metrics"))
     topics = output_topics(settings)
     assert topics[0] == settings.kafka.input_topic
     assert len(topics) == len(set(topics)) == 8
