@@ -2,13 +2,16 @@
 
 The state lives in the dataflow (recoverable); the mirror is a read model. Writes are
 keyed SETs with EX (idempotent). A Redis outage never stops the flow: the latest state of
-each session waits in `pending` and is written on the next successful batch.
+each session waits in `pending` and is written on the next successful batch (failed writes
+back off, so a hanging Redis does not slow the flow either).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Callable
 from typing import Protocol
 
 import redis
@@ -23,7 +26,9 @@ KEY_PREFIX = "task_state:"
 
 
 def state_key(session_id: str) -> str:
-    """>>> state_key("s1")
+    """The Redis key of a session's task state.
+
+    >>> state_key("s1")
     'task_state:s1'
     """
     return f"{KEY_PREFIX}{session_id}"
@@ -75,20 +80,42 @@ class RedisStateMirror:
 
 
 class _MirrorPartition(StatelessSinkPartition[SessionState]):
-    def __init__(self, mirror: StateMirror) -> None:
-        self._mirror = mirror
-        self.pending: dict[str, SessionState] = {}
+    """Writes the latest state per session; during an outage it keeps them and backs off.
 
-    def write_batch(self, items: list[SessionState]) -> None:
+    After a failed write the next attempt waits `backoff` (1 s doubling to 30 s of the process
+    clock), so a Redis that hangs instead of refusing does not slow every batch of the flow.
+    """
+
+    def __init__(self, mirror: StateMirror, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._mirror = mirror
+        self._monotonic = monotonic
+        self.pending: dict[str, SessionState] = {}
+        self._backoff = 0.0
+        self._next_try = 0.0
+
+    def write_batch(self, items: list[SessionState], *, force: bool = False) -> None:
         for state in items:
             self.pending[state.session_id] = state
+        if not self.pending or (not force and self._monotonic() < self._next_try):
+            return
         try:
             self._mirror.write(list(self.pending.values()))
         except StateMirrorError as exc:
             # The dataflow holds the truth; keep the latest per session and catch up later.
-            log.warning(json.dumps({"op": "mirror.write", "pending": len(self.pending), "error": str(exc)}))
+            self._backoff = min(30.0, max(1.0, self._backoff * 2))
+            self._next_try = self._monotonic() + self._backoff
+            log.warning(
+                json.dumps(
+                    {"op": "mirror.write", "pending": len(self.pending), "retry_in_s": self._backoff, "error": str(exc)}
+                )
+            )
             return
+        self._backoff = 0.0
         self.pending.clear()
+
+    def close(self) -> None:
+        """Last chance to hand pending states over (the next run would rewrite them anyway)."""
+        self.write_batch([], force=True)
 
 
 class StateMirrorSink(DynamicSink[SessionState]):
