@@ -6,34 +6,39 @@
           → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
           → recall trigger (customer turns, with the last 3 turns as context)
           → recall service (batch map) → recall results → response requests
+    dead letters, states, units, archived tasks, recall results → decisions → event-time windows → metrics sinks
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 import bytewax.operators as op
-from bytewax.dataflow import Dataflow
+from bytewax.dataflow import Dataflow, Stream
 
 from flows.io import InputSpec, OutputSpec
 from flows.settings import Settings
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
+from operators.metrics import MetricsConfig, extract_decisions, stage_latency, stage_marks, windowed_metrics
 from operators.normalise import normalise
 from operators.recall import recall_trigger
 from operators.task_fsm import TaskOperatorConfig, track_tasks
 from operators.units import assemble_units
 from operators.validity import tag_validity
-from schemas.events import InputEvent, SessionEnd
+from schemas.events import ConversationEvent, InputEvent, SessionEnd
+from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.recall import RecallRequest, RecallResult
 from state.embedding import Embedder
 from state.ingress import IngressLimits
+from state.metrics import PACKAGED_CATALOG, CatalogReloader
 from state.recall_trigger import TriggerConfig, response_request
 from state.task_data import TaskData, TaskDataPaths
 from state.task_fsm import TaskConfig
-from state.turn import NormaliseConfig
+from state.turn import NormaliseConfig, Turn
 from state.validity import ValidityData
 
 
@@ -162,5 +167,49 @@ def build_flow(
             op.output(f"response_request_out_{i}", responses, response_sink)
 
     # -- windowed metrics (issue 7) --
+    # Add your stage's output stream (records or ready-made `Decision`s) to `metric_taps`;
+    # state/metric_decisions.py turns known record types into decisions (register_extractor).
+    metric_taps: list[Stream[Any]] = [dead, ingress.events, units, archived]
+    if recall is not None and settings.recall.enabled:
+        metric_taps.append(results)
+    if settings.metrics.enabled and outputs.metrics:
+        decisions = extract_decisions("decisions", *metric_taps)
+        if settings.metrics.stage_latency:
+            marks = [
+                stage_marks("mark_parsed", ingress.events, "parsed", _event_ids, now_ns=time.time_ns),
+                stage_marks(
+                    "mark_normalise", op.key_rm("turns_unkeyed", turns), "normalise", _turn_ids, now_ns=time.time_ns
+                ),
+                stage_marks("mark_units", units, "units", _unit_ids, now_ns=time.time_ns),
+                stage_marks("mark_embed", embedded, "embed", _embedded_ids, now_ns=time.time_ns, final=True),
+            ]
+            decisions = op.merge("decisions_all", decisions, stage_latency("stage_latency", *marks))
+        catalog = CatalogReloader(settings.metrics.catalog or PACKAGED_CATALOG)
+        window_cfg = MetricsConfig(
+            window=timedelta(seconds=settings.metrics.window_s),
+            lateness=timedelta(seconds=settings.metrics.allowed_lateness_s),
+        )
+        windows = windowed_metrics("metrics", decisions, window_cfg, catalog=catalog, now=clock)
+        for i, metrics_sink in enumerate(outputs.metrics):
+            op.output(f"metrics_out_{i}", windows, metrics_sink)
 
     return flow
+
+
+# -- issue 7: ids of a turn at each latency mark (the first unit of a turn stands for it) --
+
+
+def _event_ids(event: InputEvent) -> tuple[str, str, datetime] | None:
+    return (event.session_id, event.event_id, event.ts) if isinstance(event, ConversationEvent) else None
+
+
+def _turn_ids(turn: Turn) -> tuple[str, str, datetime]:
+    return turn.event.session_id, turn.event.event_id, turn.event.ts
+
+
+def _unit_ids(unit: MemoryUnit) -> tuple[str, str, datetime] | None:
+    return (unit.session_id, unit.event_id, unit.ts) if unit.unit_index == 0 else None
+
+
+def _embedded_ids(item: EmbeddedUnit) -> tuple[str, str, datetime] | None:
+    return _unit_ids(item.unit)

@@ -141,6 +141,8 @@ class ResponderSettings(_Section):
     reflection_topic: str = "recallflow.reflections"
     batch_size: int = Field(default=32, gt=0, description="requests taken from the topic per poll")
     switches: ResponderSwitchSettings = ResponderSwitchSettings()
+
+
 class RecallSettings(_Section):
     """Scored recall (SPEC §5.8). Weights and lexicon are data files, hot-reloaded."""
 
@@ -170,6 +172,54 @@ class VerifierSettings(_Section):
     breaker_s: float = Field(default=900.0, gt=0)
     degrade_below: float = Field(default=0.55, ge=0, le=1)
     break_below: float = Field(default=0.3, ge=0, le=1)
+# -- issue 7 section classes (recovery, metrics, replay, ASR) --
+
+
+class RecoverySettings(_Section):
+    """Bytewax recovery: snapshots of every stateful step, resumed after a crash or a kill."""
+
+    enabled: bool = Field(default=False, description="snapshot state and resume from the recovery dir")
+    dir: Path = Field(default=Path("var/recovery"), description="local dir of the recovery partitions (sqlite)")
+    partitions: int = Field(default=1, gt=0, description="partitions created by `recallflow recovery init`")
+    snapshot_interval_s: float = Field(default=10.0, gt=0, description="epoch length: state is snapshotted this often")
+    backup_interval_s: float = Field(default=0.0, ge=0, description="keep superseded snapshots this long (for backups)")
+
+
+class MetricsSettings(_Section):
+    """Event-time tumbling windows over the decision points (SPEC §5.10) and where they go."""
+
+    enabled: bool = True
+    window_s: int = Field(default=60, gt=0, description="tumbling window length, event time")
+    allowed_lateness_s: float = Field(default=5.0, ge=0, description="event-time slack before a window closes")
+    replay_lateness_s: float | None = Field(
+        default=None, ge=0, description="slack in a replay; None: a replay's windows close at the end of its input"
+    )
+    stage_latency: bool = Field(default=True, description="measure per-stage processing latency of each turn")
+    path: Path = Field(default=Path("var/metrics.jsonl"), description="every closed window, one JSON line (charts)")
+    redis: bool | None = Field(default=None, description="hash per window in Redis; None: on for `run`, off for replay")
+    redis_prefix: str = "metrics"
+    redis_ttl_s: int = Field(default=7 * 24 * 3600, gt=0)
+    prometheus_port: int | None = Field(default=None, ge=0, le=65535, description="serve /metrics here; None: off")
+    prometheus_host: str = Field(default="127.0.0.1", description="bind address of the endpoint (0.0.0.0 in a pod)")
+    catalog: Path | None = Field(default=None, description="metric kinds and alert thresholds (YAML); None: packaged")
+
+
+class ReplaySettings(_Section):
+    rate: float | None = Field(default=None, gt=0, description="events per second; None: full speed")
+    batch_size: int = Field(default=64, gt=0)
+
+
+class AsrSettings(_Section):
+    model_dir: Path | None = Field(default=None, description="CTranslate2 Whisper dir; None: the packaged base model")
+    cache_dir: Path = Field(
+        default=Path("~/.cache/recallflow/whisper-base"), description="where the joined model lives"
+    )
+    compute_type: str = "int8"
+    beam_size: int = Field(default=5, gt=0)
+    cpu_threads: int = Field(default=1, gt=0)
+    pause_ms: int = Field(default=300, ge=0, description="a gap between words at least this long is a pause")
+    turn_gap_ms: int = Field(default=1500, ge=0, description="a gap at least this long starts a new ASR event")
+    initial_prompt: str | None = Field(default=None, description="text that primes the decoder (vocabulary, script)")
 
 
 class Settings(BaseSettings):
@@ -203,3 +253,7 @@ class Settings(BaseSettings):
     responder: ResponderSettings = ResponderSettings()
 
     # -- issue 7 sections (recovery, metrics) --
+    recovery: RecoverySettings = RecoverySettings()
+    metrics: MetricsSettings = MetricsSettings()
+    replay: ReplaySettings = ReplaySettings()
+    asr: AsrSettings = AsrSettings()

@@ -16,8 +16,10 @@
         ├── StoreError                   vector store write/read failed
         ├── StateMirrorError             Redis mirror write/read failed
         ├── BrokerError                  Kafka admin/produce failed
-        └── ChatEndpointError            chat endpoint down, slow or garbage after its retry (use the fallback)
-        └── VerifierError                a fact verifier (HTTP) failed, timed out or answered garbage
+        ├── ChatEndpointError            chat endpoint down, slow or garbage after its retry (use the fallback)
+        ├── VerifierError                a fact verifier (HTTP) failed, timed out or answered garbage
+        ├── MetricsExportError           Redis/Prometheus metrics export failed
+        └── TranscriptionError           an audio file could not be decoded or transcribed
 
 Each class says when it is raised and what the caller should do.
 """
@@ -114,6 +116,8 @@ class ChatEndpointError(SinkError):
         super().__init__(message)
         self.reason = reason
         self.attempts = attempts
+
+
 class VerifierError(SinkError):
     """Raised by a verifier in sinks/verifiers.py when its call fails, times out, is refused
     (HTTP 429/5xx) or answers something that is not a verdict. The recall guard records it as a
@@ -123,3 +127,11 @@ class VerifierError(SinkError):
         super().__init__(message)
         self.rate_limited = rate_limited
         self.timed_out = timed_out
+
+
+class MetricsExportError(SinkError):
+    """Raised when a windowed-metrics exporter (Redis hash, Prometheus endpoint) fails after retries."""
+
+
+class TranscriptionError(SinkError):
+    """Raised when an audio file cannot be read or transcribed; check the file and the ASR model."""

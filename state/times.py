@@ -87,8 +87,13 @@ def _parse_chinese(text: str, base_local: datetime, tz: ZoneInfo) -> list[TimeEx
             continue  # periods and deltas without an anchor are not instants
         if "inf" in span:
             continue
-        start = _local_to_utc(datetime.fromisoformat(span[0]), tz)
-        end = _local_to_utc(datetime.fromisoformat(span[1]), tz)
+        try:
+            start = _local_to_utc(datetime.fromisoformat(span[0]), tz)
+            end = _local_to_utc(datetime.fromisoformat(span[1]), tz)
+        except ValueError:
+            # jionlp reads "人均消费在100-150元" as the year 100 and prints it as '100-01-01';
+            # what is not an ISO instant is not a time expression (and must not stop the flow).
+            continue
         begin, finish = item["offset"]
         out.append(
             TimeExpression(
