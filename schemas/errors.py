@@ -2,6 +2,7 @@
 
     RecallFlowError                      root: catch this to catch everything of ours
     ├── ConfigurationError               bad settings, missing model, unknown backend: fail at start
+    │   └── LexiconError                 a lexicon, dictionary or term file is missing or malformed
     ├── InputError                       one bad input record: dead-letter it, keep the flow going
     │   ├── MalformedEventError          not UTF-8, not JSON, not a JSON object, too deep
     │   ├── OversizedEventError          raw bytes or text over the configured limit
@@ -25,6 +26,14 @@ class RecallFlowError(Exception):
 
 class ConfigurationError(RecallFlowError):
     """Raised while building the flow when settings are invalid; fix the settings and restart."""
+
+
+class LexiconError(ConfigurationError):
+    """Raised when a lexicon, entity dictionary or term file cannot be read or parsed.
+
+    At start it fails the flow (fix the file and restart); on a hot reload the caller logs it
+    and keeps using the last good version.
+    """
 
 
 class InputError(RecallFlowError):

@@ -1,0 +1,316 @@
+"""Entity mentions in one sentence: what later anaphors can point back to.
+
+Found, in this order of trust (a later finder never overlaps an earlier one): entities of the
+typed dictionary (by alias, longest first, so 测试环境 is never 环境), strong identifiers (order,
+parcel, ticket, SKU), quoted names (「」“”《》""), names with a branch in brackets (东来顺(前门大街店)),
+names ending in a type suffix (讲礼驴肉馆, 北京京仪大酒店, Grand Hyatt Hotel), names a trigger opens
+and a terminator closes (推荐您去X用餐, 为您推荐X吧, X就很好), comma lists after a trigger (比如A, B,
+C等) and capitalised English names. A name the suffix does not type is typed by the nearest type
+word in the sentence (景点, 用餐, 门票 …), else by the type the conversation is about (`focus`).
+Words that describe a mention (蓝色的, the blue) are kept with it for weak references later.
+
+Pure functions over one sentence and the lexicon; no state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from state.coref_lexicon import CorefLexicon, DictEntity
+
+_NAME_CHAR = r"[\u4e00-\u9fffA-Za-z0-9·&'\-]"
+_IS_NAME_CHAR = re.compile(_NAME_CHAR)
+_BRANCH = re.compile(rf"({_NAME_CHAR}{{1,24}})([（(][^（()）\s，。,]{{1,15}}[)）])")
+_QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
+_LEADING_DIGIT = re.compile(r"^[0-9０-９.]")
+_ADDRESS = re.compile(r"\d+号|[市县](?=[\u4e00-\u9fff]{2})|区(?=[\u4e00-\u9fff]{2})|[省市]$")
+_EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
+_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w'&-]*){0,4})")
+_EN_NOT_NAMES = frozenset(
+    "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr Monday Tuesday "
+    "Wednesday Thursday Friday Saturday Sunday January February March April May June July August September "
+    "October November December The This That These Those It We You They He She Our Your My".split()
+)
+_LIST_SPLIT = re.compile(r"[,，、]\s*")
+_LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
+_LIST_TAIL = re.compile(r"(?:等等|等)$")
+_ATTR_BEFORE = re.compile(r"(?:地址|电话|评分|价格|门票|时间|人均消费|人均|号码|费用|票价)[是为在:：]?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """An entity mention in a sentence: surface, canonical entity, possible types, span and descriptors."""
+
+    surface: str
+    entity: str
+    types: tuple[str, ...]
+    span: tuple[int, int]
+    source: str  # dictionary | identifier | quote | branch | suffix | frame | list | proper
+    confidence: float
+    descriptors: tuple[str, ...] = ()
+    dictionary: bool = False
+
+
+def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return any(span[0] < b and a < span[1] for a, b in taken)
+
+
+def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
+    """Offset in `body` after the last boundary word that still leaves `keep` characters.
+
+    A conjunction (和, 或者) is a boundary only where a name ends just before it (A酒店和B宾馆).
+    """
+    best = 0
+    for word in lex.name_boundaries:
+        start = 0
+        while (at := body.find(word, start)) >= 0:
+            cut = at + len(word)
+            if len(body) - cut >= keep and cut > best:
+                best = cut
+            start = at + 1
+    for word in lex.name_conjunctions:
+        start = 0
+        while (at := body.find(word, start)) > 0:
+            cut = at + len(word)
+            before = body[:at]
+            ends_name = before[-1] in ")）" or any(before.endswith(s) for s in lex.type_suffixes)
+            if ends_name and len(body) - cut >= keep and cut > best:
+                best = cut
+            start = at + 1
+    return best
+
+
+def _generic(name: str, lex: CorefLexicon) -> bool:
+    """家餐馆, 经济型酒店, 周边景点: a type word with a modifier, not a name."""
+    core = re.sub(r"[（(].*[)）]$", "", name)
+    for m in lex.suffix_pattern.finditer(core):
+        if m.end() == len(core):
+            body = core[: m.start()]
+            return bool(body) and any(p.match(body) for p in lex.generic_bodies)
+    return False
+
+
+def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True) -> bool:
+    core = re.sub(r"[（(].*[)）]$", "", name)
+    return (
+        lex.name_min <= len(name) <= lex.name_max + 16
+        and lex.name_min <= len(core) <= lex.name_max
+        and core not in lex.name_stop
+        and not lex.not_in_names.search(core)
+        and (digits or not _LEADING_DIGIT.match(core))
+        and not _ADDRESS.search(core)
+        and not _generic(name, lex)
+    )
+
+
+def _suffix_types(name: str, lex: CorefLexicon) -> tuple[str, ...]:
+    core = re.sub(r"[（(].*[)）]$", "", name)
+    for m in sorted(lex.suffix_pattern.finditer(core), key=lambda m: -m.end()):
+        if m.end() == len(core):
+            return lex.type_suffixes[m.group(0)]
+    return ()
+
+
+def _branch_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    out: list[Named] = []
+    for m in _BRANCH.finditer(text):
+        body = m.group(1)
+        start = m.start(1) + _trim_left(body, lex, lex.name_min)
+        span = (start, m.end())
+        name = text[span[0] : span[1]]
+        if _overlaps(span, taken) or not _name_ok(name, lex):
+            continue
+        types = _suffix_types(name, lex) or tuple(sorted(lex.business_types))
+        out.append(Named(name, name, types, span, "branch", 0.9))
+        taken.append(span)
+    return out
+
+
+def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    candidates: list[tuple[tuple[int, int], str]] = []
+    for m in lex.suffix_pattern.finditer(text):
+        a, b = m.span()
+        if m.group(0).isascii():
+            continue  # English suffixes go through the capitalised-name rule
+        j = a
+        while j > 0 and a - j < lex.name_max and _IS_NAME_CHAR.match(text[j - 1]):
+            j -= 1
+        body = text[j:a]
+        start = j + _trim_left(body, lex, 1)
+        if a - start < 1 and len(m.group(0)) < 2:
+            continue  # a bare suffix (馆) is no name; a whole-name suffix (故宫) said alone is
+        candidates.append(((start, b), m.group(0)))
+    out: list[Named] = []
+    # the longest candidate wins where two overlap (和颐酒店北京财满街店 over 和颐酒店)
+    for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
+        name = text[span[0] : span[1]]
+        if _overlaps(span, taken) or not _name_ok(name, lex):
+            continue
+        taken.append(span)
+        out.append(Named(name, name, _suffix_types(name, lex), span, "suffix", 0.8))
+    return out
+
+
+def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    out: list[Named] = []
+    for m in lex.name_triggers.finditer(text):
+        if _ATTR_BEFORE.search(text[max(0, m.start() - 5) : m.start()]):
+            continue  # 地址是…, 电话是…: a value, not a name
+        start = m.end()
+        end = start
+        while end < len(text) and end - start < lex.name_max + 8 and _IS_NAME_CHAR.match(text[end]):
+            end += 1
+        run = text[start:end]
+        stop = lex.name_terminators.search(run, 1)
+        if stop is not None:
+            run = run[: stop.start()]
+        elif end < len(text) and _IS_NAME_CHAR.match(text[end]):
+            continue  # ran past the length limit: not a name
+        if "的" in run:
+            shift = run.rindex("的") + 1
+            start, run = start + shift, run[shift:]
+        shift = _trim_left(run, lex, lex.name_min)
+        start, run = start + shift, run[shift:]
+        span = (start, start + len(run))
+        if not run or _overlaps(span, taken) or not _name_ok(run, lex, digits=False):
+            continue
+        out.append(Named(run, run, _suffix_types(run, lex), span, "frame", 0.6))
+        taken.append(span)
+    return out
+
+
+def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    out: list[Named] = []
+    pieces: list[tuple[int, int, bool]] = []  # start, end, opened by a trigger
+    pos = 0
+    for part in [*_LIST_SPLIT.split(text)]:
+        begin = text.find(part, pos)
+        pos = begin + len(part)
+        core = part.rstrip("。！？!?.；; ")
+        tail = _LIST_TAIL.search(core)
+        if tail:
+            core = core[: tail.start()]
+        lead = _LIST_LEAD.search(core) or re.search(r"(?:比如说?|例如|包括|还有|分别是|有)[:：]?", core)
+        opened = lead is not None or (bool(pieces) and pieces[-1][1] - pieces[-1][0] <= 1 and pieces[-1][2])
+        offset = lead.end() if lead else 0
+        pieces.append((begin + offset, begin + len(core), opened))
+    run: list[tuple[int, int, bool]] = []
+
+    def flush() -> None:
+        if len(run) >= 2 and (run[0][2] or any(_overlaps((a, b), taken) for a, b, _ in run)):
+            for a, b, _ in run:
+                name = text[a:b]
+                if not _overlaps((a, b), taken):
+                    out.append(Named(name, name, _suffix_types(name, lex), (a, b), "list", 0.6))
+                    taken.append((a, b))
+        run.clear()
+
+    for a, b, opened in pieces:
+        name = text[a:b]
+        if a < b and all(_IS_NAME_CHAR.match(c) or c in "()（）" for c in name) and _name_ok(name, lex, digits=False):
+            if opened and run:
+                flush()
+            run.append((a, b, opened))
+        else:
+            flush()
+    flush()
+    return out
+
+
+def _english_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    out: list[Named] = []
+    en_suffixes = [s for s in lex.type_suffixes if s.isascii()]
+    if en_suffixes:
+        pattern = re.compile(_EN_SUFFIX_NAME.format(suffixes="|".join(map(re.escape, en_suffixes))))
+        for m in pattern.finditer(text):
+            span = m.span(1)
+            name = m.group(1)
+            words = name.split()
+            if len(words) < 2 or words[0] in _EN_NOT_NAMES or _overlaps(span, taken):
+                continue
+            out.append(Named(name, name, lex.type_suffixes[words[-1]], span, "suffix", 0.8))
+            taken.append(span)
+    for m in _EN_PROPER.finditer(text):
+        span = m.span(1)
+        words = m.group(1).split()
+        while words and words[0] in _EN_NOT_NAMES:
+            words.pop(0)
+        if not words or _overlaps(span, taken):
+            continue
+        name = " ".join(words)
+        start = text.find(name, span[0])
+        sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
+        if sentence_start and len(words) < 2:
+            continue  # a capitalised first word is just the start of a sentence
+        out.append(Named(name, name, (), (start, start + len(name)), "proper", 0.5 if len(words) < 2 else 0.6))
+        taken.append((start, start + len(name)))
+    return out
+
+
+def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
+    best: tuple[int, str] | None = None
+    for hit in lex.type_cues.find(text):
+        if span[0] <= hit.start < span[1]:
+            continue
+        distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
+        if best is None or distance < best[0]:
+            best = (distance, hit.value)
+    return None if best is None else best[1]
+
+
+def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
+    clause_start = max((text.rfind(c, 0, span[0]) for c in "，,。；;！？!?"), default=-1) + 1
+    ends = [i for i in (text.find(c, span[1]) for c in "，,。；;！？!?") if i >= 0]
+    clause_end = min(ends, default=len(text))
+    near = [
+        hit.value
+        for hit in lex.descriptors.find(text[clause_start:clause_end])
+        if span[0] - 8 <= clause_start + hit.start and clause_start + hit.end <= span[1] + 8
+        and not (span[0] <= clause_start + hit.start < span[1])
+    ]
+    return tuple(dict.fromkeys(near))
+
+
+def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
+    """Entity mentions in one sentence, in text order.
+
+    >>> from state.coref_lexicon import load_coref_lexicon
+    >>> lex = load_coref_lexicon().get()
+    >>> [(m.surface, m.types) for m in extract_mentions("推荐您去人均消费68元的讲礼驴肉馆用餐。", lex)]
+    [('讲礼驴肉馆', ('restaurant',))]
+    >>> [(m.surface, m.entity, m.source) for m in extract_mentions("请在测试环境验证后再同步到生产环境。", lex)]
+    [('测试环境', '测试环境', 'dictionary'), ('生产环境', '生产环境', 'dictionary')]
+    """
+    taken: list[tuple[int, int]] = []
+    found: list[Named] = []
+    for hit in lex.entities.find(text):
+        entity: DictEntity = hit.value
+        span = (hit.start, hit.end)
+        found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
+        taken.append(span)
+    for type_name, pattern in lex.identifiers:
+        for m in pattern.finditer(text):
+            span = m.span(1)
+            if not _overlaps(span, taken):
+                found.append(Named(m.group(1), m.group(1), (type_name,), span, "identifier", 0.95))
+                taken.append(span)
+    for m in _QUOTED.finditer(text):
+        group = next(i for i in range(1, 6) if m.group(i))
+        span = m.span(group)
+        if not _overlaps(span, taken) and m.group(group) not in lex.name_stop:
+            found.append(Named(m.group(group), m.group(group), _suffix_types(m.group(group), lex), span, "quote", 0.7))
+            taken.append(span)
+    for finder in (_branch_names, _suffix_names, _frame_names, _list_names, _english_names):
+        found.extend(finder(text, lex, taken))
+    out = []
+    for named in sorted(found, key=lambda n: n.span):
+        types = named.types
+        if len(types) != 1 and not named.dictionary:
+            hint = _nearest_type(text, named.span, lex) or focus
+            if hint is not None and (not types or hint in types):
+                types = (hint,)
+        descriptors = _descriptors(text, named.span, lex)
+        out.append(Named(named.surface, named.entity, types, named.span, named.source, named.confidence, descriptors,
+                         named.dictionary))
+    return out
