@@ -173,8 +173,9 @@ def zero_anaphor(text: str, lex: CorefLexicon) -> Anaphor | None:
     hits = lex.attributes.find(text)
     if not hits:
         return None
+    background = [h for h in hits if lex.background_cues.find(h.word)]
     typed = [h for h in hits if h.value is not None]
-    hit = typed[0] if typed else hits[0]
+    hit = background[0] if background else typed[0] if typed else hits[0]  # 附近有啥好吃的: near what is in focus
     return Anaphor(hit.word, (hit.start, hit.end), "zero", hit.value, None, confidence=0.5)
 
 
@@ -183,9 +184,21 @@ def has_backref_cue(text: str, lex: CorefLexicon) -> bool:
     return bool(lex.backref_cues.find(text))
 
 
-def question_rule_applies(text: str, lex: CorefLexicon) -> int | None:
-    """Where the asking verb is, for a question whose verb is 问/咨询/确认 (else None)."""
-    if not any(m in text for m in lex.question_markers):
+def question_rule_applies(text: str, lex: CorefLexicon) -> tuple[int, int] | None:
+    """For a question whose verb is 问/咨询/确认: (clause start, verb position) of the clause that holds
+    the verb; else None. 请问 (a polite "may I ask") is not the asking verb.
+
+    >>> from state.coref_lexicon import load_coref_lexicon
+    >>> lex = load_coref_lexicon().get()
+    >>> question_rule_applies("他们问这个功能能不能下周上线吗？", lex), question_rule_applies("请问这家酒店的地址？", lex)
+    ((0, 2), None)
+    """
+    stripped = text.rstrip(" 。.!！~～")
+    if not stripped or not any(stripped.endswith(m) for m in lex.question_markers):
         return None
-    verbs = lex.question_verbs.find(text)
-    return verbs[0].start if verbs else None
+    for verb in lex.question_verbs.find(text):
+        if text[max(0, verb.start - 1) : verb.start] == "请":
+            continue
+        clause_start = max((text.rfind(b, 0, verb.start) + 1 for b in lex.clause_breaks), default=0)
+        return clause_start, verb.start
+    return None

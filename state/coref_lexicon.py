@@ -116,7 +116,9 @@ class CorefLexicon:
     en_pleonastic: tuple[str, ...]
     en_backref_phrases: tuple[str, ...]
     backref_cues: WordIndex
+    background_cues: WordIndex
     question_markers: tuple[str, ...]
+    clause_breaks: tuple[str, ...]
     question_verbs: WordIndex
     question_words: WordIndex
     descriptors: WordIndex
@@ -124,10 +126,12 @@ class CorefLexicon:
     name_conjunctions: tuple[str, ...]
     generic_bodies: tuple[re.Pattern[str], ...]
     name_triggers: re.Pattern[str]
+    name_weak_triggers: re.Pattern[str]
     name_terminators: re.Pattern[str]
     not_in_names: re.Pattern[str]
     name_stop: frozenset[str]
     name_min: int
+    name_followers: re.Pattern[str]
     name_max: int
     identifiers: tuple[tuple[str, re.Pattern[str]], ...]
     type_names: frozenset[str] = field(default_factory=frozenset)
@@ -230,7 +234,9 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         en_pleonastic=tuple(_words(en.get("pleonastic"), "anaphora.en.pleonastic")),
         en_backref_phrases=tuple(_words(en.get("backref_phrases"), "anaphora.en.backref_phrases")),
         backref_cues=WordIndex({c: True for c in _words(lex.get("backref_cues"), "backref_cues")}),
+        background_cues=WordIndex({c: True for c in _words(lex.get("background_cues"), "background_cues")}),
         question_markers=tuple(_words(question.get("markers"), "question_rule.markers")),
+        clause_breaks=tuple(_words(question.get("clause_breaks"), "question_rule.clause_breaks")),
         question_verbs=WordIndex({v: True for v in _words(question.get("verbs"), "question_rule.verbs")}),
         question_words=WordIndex({w: True for w in _words(lex.get("question_words"), "question_words")}),
         descriptors=WordIndex(
@@ -239,8 +245,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         name_boundaries=tuple(
             sorted(
                 set(_words(names.get("boundaries"), "names.boundaries"))
-                | set(_words(names.get("not_in_names"), "names.not_in_names"))
-                | {noun for noun in nouns if len(noun) >= 2 and not noun.isascii()},
+                | set(_words(names.get("not_in_names"), "names.not_in_names")),
                 key=len,
                 reverse=True,
             )
@@ -248,10 +253,12 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         name_conjunctions=tuple(_words(names.get("conjunctions"), "names.conjunctions")),
         generic_bodies=tuple(re.compile(p) for p in _words(names.get("generic_bodies"), "names.generic_bodies")),
         name_triggers=re.compile(_alternation(_words(names.get("triggers"), "names.triggers")) or r"(?!)"),
+        name_weak_triggers=re.compile(_alternation(_words(names.get("weak_triggers"), "names.weak_triggers")) or r"(?!)"),
         name_terminators=re.compile(_alternation(_words(names.get("terminators"), "names.terminators")) or r"(?!)"),
         not_in_names=re.compile(_alternation(_words(names.get("not_in_names"), "names.not_in_names")) or r"(?!)"),
         name_stop=frozenset(_words(names.get("stop"), "names.stop")) | frozenset(nouns),
         name_min=int(names.get("min_chars", 2)),
+        name_followers=re.compile(str(lex.get("name_followers") or r"[\s\S]")),
         name_max=int(names.get("max_chars", 20)),
         identifiers=identifiers,
         type_names=frozenset((lex.get("types") or {}).keys()),

@@ -24,7 +24,9 @@ _IS_NAME_CHAR = re.compile(_NAME_CHAR)
 _BRANCH = re.compile(rf"({_NAME_CHAR}{{1,24}})([（(][^（()）\s，。,]{{1,15}}[)）])")
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _LEADING_DIGIT = re.compile(r"^[0-9０-９.]")
-_ADDRESS = re.compile(r"\d+号|[市县](?=[\u4e00-\u9fff]{2})|区(?=[\u4e00-\u9fff]{2})|[省市]$")
+_ADDRESS = re.compile(
+    r"\d+号|(?:省|市|区|县).*(?:路|街|道|巷|弄|号|\d)|[省市]$|\d+(?:\.\d+)?(?:分|元|块|星|小时)|以上|以下|左右|之间"
+)
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
 _EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w'&-]*){0,4})")
 _EN_NOT_NAMES = frozenset(
@@ -32,6 +34,7 @@ _EN_NOT_NAMES = frozenset(
     "Wednesday Thursday Friday Saturday Sunday January February March April May June July August September "
     "October November December The This That These Those It We You They He She Our Your My".split()
 )
+_QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
 _LIST_TAIL = re.compile(r"(?:等等|等)$")
@@ -52,6 +55,15 @@ class Named:
     dictionary: bool = False
 
 
+_POSSESSOR = re.compile(r"(?:它|他|她|这|那)(?:家|们|个)?$")
+
+
+def _value_of_attribute(text: str, at: int, lex: CorefLexicon) -> bool:
+    """Whether `at` follows an attribute word in its clause (推荐菜有…, 地址是…)."""
+    clause = re.split(r"[，,。；;！？!?]", text[:at])[-1]
+    return any(h.value != "attraction" or h.word in ("门票", "票价") for h in lex.attributes.find(clause[-8:]))
+
+
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < b and a < span[1] for a, b in taken)
 
@@ -59,7 +71,8 @@ def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
     """Offset in `body` after the last boundary word that still leaves `keep` characters.
 
-    A conjunction (和, 或者) is a boundary only where a name ends just before it (A酒店和B宾馆).
+    A conjunction (和, 或者) is a boundary only where a name ends just before it (A酒店和B宾馆); a
+    type noun only after a generic modifier (高档型酒店北京京仪大酒店, 餐馆喜蜗牛日料; not 和颐酒店…店).
     """
     best = 0
     for word in lex.name_boundaries:
@@ -74,10 +87,21 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
         while (at := body.find(word, start)) > 0:
             cut = at + len(word)
             before = body[:at]
-            ends_name = before[-1] in ")）" or any(before.endswith(s) for s in lex.type_suffixes)
-            if ends_name and len(body) - cut >= keep and cut > best:
+            ends_name = before[-1:] in (")", "）") or any(before.endswith(s) for s in lex.type_suffixes)
+            own = body[max((c for c in (body.rfind(w, 0, at) + len(w) for w in lex.name_boundaries if w in before)),
+                           default=0) : at]
+            long_enough = len(own) >= (2 if len(word) > 1 or word == "或" else 3)
+            if (ends_name or long_enough) and len(body) - cut >= max(keep, 2) and cut > best:
                 best = cut
             start = at + 1
+    for m in _QUANTITY.finditer(body):
+        if len(body) - m.end() >= keep and m.end() > best:
+            best = m.end()
+    for hit in lex.type_nouns.find(body[best:]):
+        prefix = body[best : best + hit.start]
+        cut = best + hit.end
+        if len(hit.word) >= 2 and len(body) - cut >= keep and (not prefix or any(p.match(prefix) for p in lex.generic_bodies)):
+            best = cut
     return best
 
 
@@ -117,6 +141,8 @@ def _branch_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
     for m in _BRANCH.finditer(text):
         body = m.group(1)
         start = m.start(1) + _trim_left(body, lex, lex.name_min)
+        if start == m.start(1) and start > 0 and text[start - 1] in ")）":  # A(…店)和B(…店)
+            start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
         span = (start, m.end())
         name = text[span[0] : span[1]]
         if _overlaps(span, taken) or not _name_ok(name, lex):
@@ -125,6 +151,14 @@ def _branch_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
         out.append(Named(name, name, types, span, "branch", 0.9))
         taken.append(span)
     return out
+
+
+def _name_may_end(text: str, at: int, lex: CorefLexicon) -> bool:
+    """Whether a name can end before `at`: punctuation, a particle, an attribute or type word follows."""
+    if lex.name_followers.match(text, at):
+        return True
+    ahead = text[at : at + 5]
+    return any(h.start == 0 for index in (lex.attributes, lex.type_nouns, lex.type_cues) for h in index.find(ahead))
 
 
 def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
@@ -137,7 +171,11 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
         while j > 0 and a - j < lex.name_max and _IS_NAME_CHAR.match(text[j - 1]):
             j -= 1
         body = text[j:a]
-        start = j + _trim_left(body, lex, 1)
+        if len(m.group(0)) == 1 and b < len(text) and not _name_may_end(text, b, lex):
+            continue  # 山药, 园区: the suffix character is inside a longer word
+        start = j + _trim_left(body, lex, 1 if len(m.group(0)) < 2 else 0)
+        if start == j and j > 0 and text[j - 1] in ")）":  # 味多美(良乡店)和开黑电竞烧烤主题餐厅
+            start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
         if a - start < 1 and len(m.group(0)) < 2:
             continue  # a bare suffix (馆) is no name; a whole-name suffix (故宫) said alone is
         candidates.append(((start, b), m.group(0)))
@@ -154,9 +192,11 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
 
 def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     out: list[Named] = []
-    for m in lex.name_triggers.finditer(text):
-        if _ATTR_BEFORE.search(text[max(0, m.start() - 5) : m.start()]):
-            continue  # 地址是…, 电话是…: a value, not a name
+    strong = [(m, False) for m in lex.name_triggers.finditer(text)]
+    weak = [(m, True) for m in lex.name_weak_triggers.finditer(text)]  # 去X吧: only with a terminator after X
+    for m, needs_terminator in strong + weak:
+        if _ATTR_BEFORE.search(text[max(0, m.start() - 5) : m.start()]) or _value_of_attribute(text, m.start(), lex):
+            continue  # 地址是…, 推荐菜有…: a value, not a name
         start = m.end()
         end = start
         while end < len(text) and end - start < lex.name_max + 8 and _IS_NAME_CHAR.match(text[end]):
@@ -165,15 +205,19 @@ def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
         stop = lex.name_terminators.search(run, 1)
         if stop is not None:
             run = run[: stop.start()]
-        elif end < len(text) and _IS_NAME_CHAR.match(text[end]):
-            continue  # ran past the length limit: not a name
+        elif needs_terminator or (end < len(text) and _IS_NAME_CHAR.match(text[end])):
+            continue  # ran past the length limit, or a weak trigger without a terminator: not a name
         if "的" in run:
+            if _POSSESSOR.search(run[: run.rindex("的")]):
+                continue  # 尝尝它家的酥皮海鲜清汤: something of an entity, not an entity
             shift = run.rindex("的") + 1
             start, run = start + shift, run[shift:]
         shift = _trim_left(run, lex, lex.name_min)
+        if shift and needs_terminator:
+            continue  # 去玩更好呢: a weak trigger must be followed by the name itself
         start, run = start + shift, run[shift:]
         span = (start, start + len(run))
-        if not run or _overlaps(span, taken) or not _name_ok(run, lex, digits=False):
+        if not run or re.search(r"\d", run) or _overlaps(span, taken) or not _name_ok(run, lex, digits=False):
             continue
         out.append(Named(run, run, _suffix_types(run, lex), span, "frame", 0.6))
         taken.append(span)
@@ -198,6 +242,8 @@ def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> l
     run: list[tuple[int, int, bool]] = []
 
     def flush() -> None:
+        if run and _value_of_attribute(text, run[0][0], lex):
+            run.clear()  # 推荐菜有A, B, C: values of an attribute, not entities
         if len(run) >= 2 and (run[0][2] or any(_overlaps((a, b), taken) for a, b, _ in run)):
             for a, b, _ in run:
                 name = text[a:b]
@@ -254,7 +300,7 @@ def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | 
         if span[0] <= hit.start < span[1]:
             continue
         distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
-        if best is None or distance < best[0]:
+        if distance <= 12 and (best is None or distance < best[0]):
             best = (distance, hit.value)
     return None if best is None else best[1]
 
@@ -307,7 +353,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     for named in sorted(found, key=lambda n: n.span):
         types = named.types
         if len(types) != 1 and not named.dictionary:
-            hint = _nearest_type(text, named.span, lex) or focus
+            hint = _nearest_type(text, named.span, lex) or (focus if not types else None)
             if hint is not None and (not types or hint in types):
                 types = (hint,)
         descriptors = _descriptors(text, named.span, lex)
