@@ -18,12 +18,13 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
+from evals.devdata import dev_data_root
 from schemas.memory import CorefAnchor
 from state.coref import CorefConfig, CorefState, CorefTurn, resolve_turn
 from state.coref_lexicon import load_coref_lexicon
 from state.language import clean_text, language_mix, split_sentences
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "dev" / "crosswoz" / "coref_entity.jsonl"
+DEFAULT = dev_data_root() / "crosswoz" / "coref_entity.jsonl"
 
 
 def chosen_entity(anchors: tuple[CorefAnchor, ...]) -> str | None:

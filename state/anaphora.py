@@ -58,6 +58,7 @@ def _descriptor_at(text: str, pos: int, lex: CorefLexicon) -> tuple[str, int] | 
 
 def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Anaphor]:
     out: list[Anaphor] = []
+    mentions = list(taken)
     for phrase in lex.zh_backref_phrases:
         for m in re.finditer(re.escape(phrase), text):
             end = m.end()
@@ -69,6 +70,15 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
                 out.append(Anaphor(text[span[0] : span[1]], span, "anaphor", head[1] if head else None,
                                    head[0] if head else None, confidence=0.7))
                 taken.append(span)
+    for hit in lex.descriptors.find(text):  # 红色的那个, 蓝色那款: the descriptor before the demonstrative
+        m = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台种])?").match(text, hit.end)
+        if m is None or _overlaps((hit.start, m.end()), taken):
+            continue
+        head = _head_at(text, m.end(), lex)
+        span = (hit.start, head[2] if head else m.end())
+        out.append(Anaphor(text[span[0] : span[1]], span, "weak", head[1] if head else None, head[0] if head else None,
+                           (hit.value,), 0.7))
+        taken.append(span)
     not_anaphora = {m.start() for m in lex.zh_not_anaphora_re.finditer(text)}
     for m in lex.zh_demonstrative_re.finditer(text):
         if m.start() in not_anaphora or _overlaps(m.span(), taken):
@@ -101,6 +111,8 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         before = text[max(0, hit.start - 4) : hit.start]
         if hit.word.isascii() or _overlaps(span, taken) or any(before.endswith(w) for w in lex.zh_indefinite):
             continue
+        if any(b == hit.start for _, b in mentions):
+            continue  # SKU-A12盒子: the head of the name just said, not a reference back
         out.append(Anaphor(hit.word, span, "anaphor", hit.value, hit.word, confidence=0.5))
         taken.append(span)
     return out

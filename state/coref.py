@@ -95,7 +95,8 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
     for mention in reversed(candidates):
         if _compatible(anaphor.type, mention.types, lex) == 1:
             return mention, anaphor.confidence * 0.6
-    if anaphor.head is None and anaphor.kind == "anaphor":  # 他家, 他的周边: colloquially any place in focus
+    if anaphor.head is None and anaphor.kind == "anaphor" and not anaphor.text.endswith("们"):
+        # 他家, 他的周边: colloquially the place in focus as often as a person
         for mention in reversed([m for m in candidates if m.salient] or candidates):
             return mention, 0.3
     return None, 0.0

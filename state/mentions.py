@@ -270,10 +270,15 @@ def _english_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -
     if en_suffixes:
         pattern = re.compile(_EN_SUFFIX_NAME.format(suffixes="|".join(map(re.escape, en_suffixes))))
         for m in pattern.finditer(text):
-            span = m.span(1)
-            name = m.group(1)
-            words = name.split()
-            if len(words) < 2 or words[0] in _EN_NOT_NAMES or _overlaps(span, taken):
+            words = m.group(1).split()
+            while words and words[0] in _EN_NOT_NAMES:
+                words.pop(0)
+            if len(words) < 2:
+                continue
+            name = " ".join(words)
+            start = text.find(name, m.start(1))
+            span = (start, start + len(name))
+            if start < 0 or _overlaps(span, taken):
                 continue
             out.append(Named(name, name, lex.type_suffixes[words[-1]], span, "suffix", 0.8))
             taken.append(span)
@@ -306,16 +311,13 @@ def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | 
 
 
 def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
-    clause_start = max((text.rfind(c, 0, span[0]) for c in "，,。；;！？!?"), default=-1) + 1
-    ends = [i for i in (text.find(c, span[1]) for c in "，,。；;！？!?") if i >= 0]
-    clause_end = min(ends, default=len(text))
-    near = [
-        hit.value
-        for hit in lex.descriptors.find(text[clause_start:clause_end])
-        if span[0] - 8 <= clause_start + hit.start and clause_start + hit.end <= span[1] + 8
-        and not (span[0] <= clause_start + hit.start < span[1])
-    ]
-    return tuple(dict.fromkeys(near))
+    """Descriptors said with a mention: just before it in its phrase (蓝色的SKU-A12), else right after (SKU-A12（蓝色）)."""
+    before = re.split(r"[，,。；;！？!?：:、]|和|与|及|以及|\band\b|\bor\b", text[max(0, span[0] - 10) : span[0]])[-1]
+    found = [h.value for h in lex.descriptors.find(before)]
+    if not found:
+        after = text[span[1] : span[1] + 6]
+        found = [h.value for h in lex.descriptors.find(after) if h.start <= 2]
+    return tuple(dict.fromkeys(found))
 
 
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
