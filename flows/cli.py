@@ -1,4 +1,4 @@
-"""The `recallflow` command line: replay, run, produce, recall.
+"""The `recallflow` command line: replay, run, produce, recall, eval.
 
 Settings are read once here (env `RECALLFLOW_*`) and passed down.
 """
@@ -183,6 +183,32 @@ def recall(
             table.add_row(f"{h.score:.3f}", h.payload["session_id"], h.payload["text"])
         console.print(table)
     close_stores()
+
+
+eval_app = typer.Typer(no_args_is_help=True, help="Measure quality on gold sets and dev data; prints the figures.")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("time")
+def eval_time(
+    gold: Annotated[Path | None, typer.Option(help="time gold set (JSONL); default tests/fixtures/time_gold.jsonl")] = None,
+    show_errors: Annotated[bool, typer.Option(help="list the expressions got wrong")] = False,
+) -> None:
+    """Time normalisation on the time gold set: ours and dateparser alone, per language and modality."""
+    from evals import time_gold
+
+    time_gold.main([*(["--gold", str(gold)] if gold else []), *(["--show-errors"] if show_errors else [])])
+
+
+@eval_app.command("coref")
+def eval_coref(
+    data: Annotated[Path | None, typer.Option(help="CrossWOZ coref_entity.jsonl (events.jsonl beside it)")] = None,
+    show_errors: Annotated[int, typer.Option(help="list this many wrong turns")] = 0,
+) -> None:
+    """Coreference accuracy on CrossWOZ referring turns (replays each dialogue, checks gold_entity)."""
+    from evals import coref_crosswoz
+
+    coref_crosswoz.main([*(["--data", str(data)] if data else []), "--show-errors", str(show_errors)])
 
 
 def main() -> None:

@@ -111,8 +111,8 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         before = text[max(0, hit.start - 4) : hit.start]
         if hit.word.isascii() or _overlaps(span, taken) or any(before.endswith(w) for w in lex.zh_indefinite):
             continue
-        if any(b == hit.start for _, b in mentions):
-            continue  # SKU-A12盒子: the head of the name just said, not a reference back
+        if any(b == hit.start or a in (hit.end, hit.end + 1) for a, b in mentions):
+            continue  # SKU-A12盒子, 订单号A123: part of the name said right there, not a reference back
         out.append(Anaphor(hit.word, span, "anaphor", hit.value, hit.word, confidence=0.5))
         taken.append(span)
     return out

@@ -1,67 +1,15 @@
-"""Helpers for flow tests: raw records from dicts, a flow run to completion, collected outputs."""
+"""Fixtures for flow tests."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from collections.abc import Callable
 
 import pytest
-from bytewax.testing import TestingSink, TestingSource, run_main
 
-from flows.build import build_flow
-from flows.io import OutputSpec, SourceInput
-from flows.settings import Settings
-from schemas.deadletter import DeadLetter
-from schemas.memory import EmbeddedUnit, MemoryUnit
-from schemas.raw import RawRecord
-from sinks.embedders import load_embedder
-
-BASE = datetime(2026, 3, 4, 10, 15, tzinfo=UTC)
-
-
-def turn(session: str, n: int, text: str, **extra: Any) -> dict[str, Any]:
-    """A conversation-turn event `n` of `session`, 30 s apart from BASE."""
-    return {
-        "event_id": f"{session}-e{n}",
-        "session_id": session,
-        "turn_id": f"{session}-t{n}",
-        "ts": (BASE + timedelta(seconds=30 * n)).isoformat(),
-        "text": text,
-        **extra,
-    }
-
-
-def raw(records: Iterable[dict[str, Any]]) -> list[RawRecord]:
-    return [RawRecord(f"test:{i}", json.dumps(r, ensure_ascii=False).encode()) for i, r in enumerate(records)]
-
-
-@dataclass
-class Outputs:
-    units: list[MemoryUnit] = field(default_factory=list)
-    points: list[EmbeddedUnit] = field(default_factory=list)
-    dead: list[DeadLetter] = field(default_factory=list)
-
-    def by_turn(self) -> dict[str, MemoryUnit]:
-        return {u.turn_id: u for u in self.units}
-
-
-def run_flow(source: Any, settings: Settings | None = None) -> Outputs:
-    """Run the whole write path on `source` (a TestingSource or any Source of RawRecord)."""
-    out = Outputs()
-    spec = OutputSpec(deadletters=[TestingSink(out.dead)], memory_points=[TestingSink(out.points)],
-                      memory_units=[TestingSink(out.units)])
-    flow = build_flow(settings or Settings(), SourceInput(source), spec, embedder=load_embedder("static"),
-                      clock=lambda: BASE)
-    run_main(flow)
-    return out
+from tests.flows.support import Outputs, run_records
 
 
 @pytest.fixture
-def run() -> Any:
-    def _run(records: Iterable[dict[str, Any]], settings: Settings | None = None) -> Outputs:
-        return run_flow(TestingSource(raw(records)), settings)
-
-    return _run
+def run() -> Callable[..., Outputs]:
+    """Run records (dicts) through the whole write path; returns the collected outputs."""
+    return run_records

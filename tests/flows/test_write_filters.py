@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.flows.conftest import turn
+from tests.flows.support import turn
 
 
 def test_coreference_anchors_reach_the_memory_unit(run: Any) -> None:
