@@ -34,7 +34,22 @@ TURNS = [
     "你好，我想修改收货地址，顺便问下能不能开电子发票？",
     "Could you reset my password? I can't log in and the verification code never arrives.",
 ]
-_PARTS_ZH = ["订单", "支付", "库存", "物流", "会员", "风控", "推荐", "搜索", "消息", "结算", "报表", "权限", "账户", "优惠"]
+_PARTS_ZH = [
+    "订单",
+    "支付",
+    "库存",
+    "物流",
+    "会员",
+    "风控",
+    "推荐",
+    "搜索",
+    "消息",
+    "结算",
+    "报表",
+    "权限",
+    "账户",
+    "优惠",
+]
 _KINDS_ZH = ["服务", "接口", "模块", "中心", "平台", "网关", "队列", "任务", "引擎", "看板"]
 _PARTS_EN = ["order", "payment", "inventory", "shipping", "member", "risk", "search", "billing", "report", "auth"]
 _KINDS_EN = ["service", "api", "worker", "queue", "gateway", "scheduler", "pipeline", "dashboard", "cache", "index"]
@@ -56,8 +71,11 @@ def build_lexicon(size: int) -> TermLexicon:
                 terms.setdefault(f"{a}-{b}-{n}", f"{a}-{b}-{n}")
         n += 1
     kept = dict(list(terms.items())[:size])
-    authority = {w.strip(): w.strip() for w in DEFAULT_AUTHORITY_FILE.read_text(encoding="utf-8").splitlines()
-                 if w.strip() and not w.startswith("#")}
+    authority = {
+        w.strip(): w.strip()
+        for w in DEFAULT_AUTHORITY_FILE.read_text(encoding="utf-8").splitlines()
+        if w.strip() and not w.startswith("#")
+    }
     return TermLexicon(WordIndex(kept), WordIndex(authority))
 
 
@@ -83,8 +101,10 @@ def main(argv: list[str] | None = None) -> None:
     p99 = samples[int(len(samples) * 0.99) - 1]
     print(f"whitelist: {len(lexicon)} terms (automaton built in {built * 1000:.0f} ms)")
     print(f"turns matched: {len(samples)} ({len(TURNS)} turns x {args.rounds} rounds, zh/en/mixed, chat and ASR)")
-    print(f"per turn: mean {statistics.fmean(samples):.1f} us, p50 {samples[len(samples) // 2]:.1f} us, "
-          f"p99 {p99:.1f} us, max {samples[-1]:.1f} us")
+    print(
+        f"per turn: mean {statistics.fmean(samples):.1f} us, p50 {samples[len(samples) // 2]:.1f} us, "
+        f"p99 {p99:.1f} us, max {samples[-1]:.1f} us"
+    )
 
 
 if __name__ == "__main__":

@@ -114,8 +114,10 @@ def score(items: list[GoldItem], system: Callable[[GoldItem], Found]) -> tuple[d
             tally[key][1] += exact
             tally[key][2] += 1
         if not right:
-            errors.append(f"{item.id} {item.text!r} [{item.form}] expected {item.start.isoformat()} "
-                          f"({item.granularity}); got {what}")
+            errors.append(
+                f"{item.id} {item.text!r} [{item.form}] expected {item.start.isoformat()} "
+                f"({item.granularity}); got {what}"
+            )
     return tally, errors
 
 

@@ -99,7 +99,9 @@ class TermsSettings(_Section):
     authority_path: Path | None = Field(default=None, description="authority words, one a line; None: packaged")
     short_sentence_chars: int = Field(default=20, gt=0, description="shorter sentences holding a term skip entropy")
     shortcut_entropy: float = Field(default=0.1, ge=0, le=1, description="the entropy such a sentence gets")
-    authority_entropy_floor: float = Field(default=0.5, ge=0, le=1, description="minimum entropy of an authority sentence")
+    authority_entropy_floor: float = Field(
+        default=0.5, ge=0, le=1, description="minimum entropy of an authority sentence"
+    )
     reload_check_s: float = Field(default=1.0, ge=0, description="how often the data files are checked for edits")
 
 

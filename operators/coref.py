@@ -14,7 +14,7 @@ YAML files changes the next turn's result without a restart.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 import bytewax.operators as op
@@ -35,7 +35,7 @@ class CorefSessionEnd:
 
 @dataclass(frozen=True)
 class CorefOperatorConfig:
-    resolver: CorefConfig = CorefConfig()
+    resolver: CorefConfig = field(default_factory=CorefConfig)
     idle_ttl: timedelta = timedelta(hours=1)
     end_grace: timedelta = timedelta(seconds=30)
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from state.coref_lexicon import CorefLexicon
 
 BUSINESS = "business"
+_DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台种])?")
+AnaphorKind = Literal["anaphor", "weak", "zero"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +30,7 @@ class Anaphor:
 
     text: str
     span: tuple[int, int]
-    kind: str  # anaphor | weak | zero
+    kind: AnaphorKind
     type: str | None
     head: str | None
     descriptors: tuple[str, ...] = ()
@@ -67,17 +70,34 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
             head = _head_at(text, end, lex)
             span = (m.start(), head[2] if head else end)
             if not _overlaps(span, taken):
-                out.append(Anaphor(text[span[0] : span[1]], span, "anaphor", head[1] if head else None,
-                                   head[0] if head else None, confidence=0.7))
+                out.append(
+                    Anaphor(
+                        text[span[0] : span[1]],
+                        span,
+                        "anaphor",
+                        head[1] if head else None,
+                        head[0] if head else None,
+                        confidence=0.7,
+                    )
+                )
                 taken.append(span)
     for hit in lex.descriptors.find(text):  # 红色的那个, 蓝色那款: the descriptor before the demonstrative
-        m = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台种])?").match(text, hit.end)
-        if m is None or _overlaps((hit.start, m.end()), taken):
+        dem = _DESCRIBED_DEMONSTRATIVE.match(text, hit.end)
+        if dem is None or _overlaps((hit.start, dem.end()), taken):
             continue
-        head = _head_at(text, m.end(), lex)
-        span = (hit.start, head[2] if head else m.end())
-        out.append(Anaphor(text[span[0] : span[1]], span, "weak", head[1] if head else None, head[0] if head else None,
-                           (hit.value,), 0.7))
+        head = _head_at(text, dem.end(), lex)
+        span = (hit.start, head[2] if head else dem.end())
+        out.append(
+            Anaphor(
+                text[span[0] : span[1]],
+                span,
+                "weak",
+                head[1] if head else None,
+                head[0] if head else None,
+                (hit.value,),
+                0.7,
+            )
+        )
         taken.append(span)
     not_anaphora = {m.start() for m in lex.zh_not_anaphora_re.finditer(text)}
     for m in lex.zh_demonstrative_re.finditer(text):
@@ -96,10 +116,19 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         if _overlaps(span, taken):
             continue
         type_ = head[1] if head else (BUSINESS if classifier == "家" else None)
-        kind = "weak" if descriptor else "anaphor"
+        kind: AnaphorKind = "weak" if descriptor else "anaphor"
         confidence = 0.85 if head else 0.7 if classifier == "家" else 0.55
-        out.append(Anaphor(text[span[0] : span[1]], span, kind, type_, head[0] if head else None,
-                           (descriptor[0],) if descriptor else (), confidence))
+        out.append(
+            Anaphor(
+                text[span[0] : span[1]],
+                span,
+                kind,
+                type_,
+                head[0] if head else None,
+                (descriptor[0],) if descriptor else (),
+                confidence,
+            )
+        )
         taken.append(span)
     for m in lex.zh_pronoun_re.finditer(text):
         if _overlaps(m.span(), taken) or text[max(0, m.start() - 1) : m.start()] in ("其", "吉"):
@@ -132,10 +161,19 @@ def _english(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         desc = m.group("desc")
         if m.group("det") == "the" and not desc and head in ("one", "ones"):
             continue  # "the one that …" introduces, it does not point back
-        kind = "weak" if desc else "anaphor"
+        kind: AnaphorKind = "weak" if desc else "anaphor"
         confidence = 0.8 if type_ else 0.6
-        out.append(Anaphor(text[m.start() : m.end()], m.span(), kind, type_, None if type_ is None else head,
-                           (desc,) if desc else (), confidence))
+        out.append(
+            Anaphor(
+                text[m.start() : m.end()],
+                m.span(),
+                kind,
+                type_,
+                None if type_ is None else head,
+                (desc,) if desc else (),
+                confidence,
+            )
+        )
         taken.append(m.span())
     pleonastic = [m.span() for m in lex.en_pleonastic_re.finditer(lowered)]
     for m in lex.en_pronoun_re.finditer(lowered):
@@ -202,8 +240,10 @@ def question_rule_applies(text: str, lex: CorefLexicon) -> tuple[int, int] | Non
 
     >>> from state.coref_lexicon import load_coref_lexicon
     >>> lex = load_coref_lexicon().get()
-    >>> question_rule_applies("他们问这个功能能不能下周上线吗？", lex), question_rule_applies("请问这家酒店的地址？", lex)
-    ((0, 2), None)
+    >>> question_rule_applies("他们问这个功能能不能下周上线吗？", lex)
+    (0, 2)
+    >>> question_rule_applies("请问这家酒店的地址？", lex) is None
+    True
     """
     stripped = text.rstrip(" 。.!！~～")
     if not stripped or not any(stripped.endswith(m) for m in lex.question_markers):

@@ -82,8 +82,11 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
     """The referent: by descriptor for a weak reference; else the most recent type-compatible salient
     mention, then any type-compatible one, then the most recent untyped one."""
     if anaphor.descriptors:
-        bound = [m for m in candidates if set(anaphor.descriptors) & set(m.descriptors)
-                 and _compatible(anaphor.type, m.types, lex)]
+        bound = [
+            m
+            for m in candidates
+            if set(anaphor.descriptors) & set(m.descriptors) and _compatible(anaphor.type, m.types, lex)
+        ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
     penalty = 0.6 if anaphor.descriptors else 1.0
@@ -130,8 +133,14 @@ def _entity_anchor(named: Named, sentence: Sentence, turn_id: str) -> CorefAncho
 def _anaphor_anchor(anaphor: Anaphor, sentence: Sentence, chosen: Mention | None, confidence: float) -> CorefAnchor:
     span = (sentence.start + anaphor.span[0], sentence.start + anaphor.span[1])
     if chosen is None:
-        return CorefAnchor(mention=anaphor.text, core_referent=anaphor.head, entity_type=anaphor.type,
-                           confidence=0.0, kind=anaphor.kind, mention_span=span)
+        return CorefAnchor(
+            mention=anaphor.text,
+            core_referent=anaphor.head,
+            entity_type=anaphor.type,
+            confidence=0.0,
+            kind=anaphor.kind,
+            mention_span=span,
+        )
     return CorefAnchor(
         mention=anaphor.text,
         core_referent=anaphor.head or chosen.surface,
@@ -199,8 +208,19 @@ def resolve_turn(
                     item = replace(item, entity=known.entity, types=known.types)
                 anchors.append(_entity_anchor(item, sentence, turn.turn_id))
                 salient = not listed and not any(end <= item.span[0] for end in background)
-                new.append(Mention(item.entity, item.surface, item.types, turn.turn_id, sentence.text, item.span,
-                                   item.descriptors, seq, salient))
+                new.append(
+                    Mention(
+                        item.entity,
+                        item.surface,
+                        item.types,
+                        turn.turn_id,
+                        sentence.text,
+                        item.span,
+                        item.descriptors,
+                        seq,
+                        salient,
+                    )
+                )
                 continue
             chosen, confidence = _choose(item, window + new, lex)
             if chosen is None and item.head == item.text:
@@ -208,8 +228,14 @@ def resolve_turn(
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
             referred = True
             if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named
-                new.append(replace(chosen, descriptors=tuple(dict.fromkeys(chosen.descriptors + item.descriptors)),
-                                   seq=seq, salient=True))
+                new.append(
+                    replace(
+                        chosen,
+                        descriptors=tuple(dict.fromkeys(chosen.descriptors + item.descriptors)),
+                        seq=seq,
+                        salient=True,
+                    )
+                )
         if not named and not referred:
             zero = zero_anaphor(sentence.text, lex)
             if zero is not None:

@@ -240,7 +240,11 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         question_verbs=WordIndex({v: True for v in _words(question.get("verbs"), "question_rule.verbs")}),
         question_words=WordIndex({w: True for w in _words(lex.get("question_words"), "question_words")}),
         descriptors=WordIndex(
-            {d: d for d in _words(descriptors.get("zh"), "descriptors.zh") + _words(descriptors.get("en"), "descriptors.en")}
+            {
+                d: d
+                for d in _words(descriptors.get("zh"), "descriptors.zh")
+                + _words(descriptors.get("en"), "descriptors.en")
+            }
         ),
         name_boundaries=tuple(
             sorted(
@@ -253,7 +257,9 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         name_conjunctions=tuple(_words(names.get("conjunctions"), "names.conjunctions")),
         generic_bodies=tuple(re.compile(p) for p in _words(names.get("generic_bodies"), "names.generic_bodies")),
         name_triggers=re.compile(_alternation(_words(names.get("triggers"), "names.triggers")) or r"(?!)"),
-        name_weak_triggers=re.compile(_alternation(_words(names.get("weak_triggers"), "names.weak_triggers")) or r"(?!)"),
+        name_weak_triggers=re.compile(
+            _alternation(_words(names.get("weak_triggers"), "names.weak_triggers")) or r"(?!)"
+        ),
         name_terminators=re.compile(_alternation(_words(names.get("terminators"), "names.terminators")) or r"(?!)"),
         not_in_names=re.compile(_alternation(_words(names.get("not_in_names"), "names.not_in_names")) or r"(?!)"),
         name_stop=frozenset(_words(names.get("stop"), "names.stop")) | frozenset(nouns),

@@ -90,5 +90,5 @@ class HotFile(Generic[T]):
                 self.version += 1
                 log.info("reloaded %s (version %d)", ", ".join(map(str, self._paths)), self.version)
         except LexiconError as exc:
-            log.error("kept the previous version of %s: %s", self._paths, exc)  # noqa: TRY400 - reported, not lost
+            log.error("kept the previous version of %s: %s", self._paths, exc)
         return self._value

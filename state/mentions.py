@@ -30,9 +30,62 @@ _ADDRESS = re.compile(
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
 _EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w'&-]*){0,4})")
 _EN_NOT_NAMES = frozenset(
-    "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr Monday Tuesday "
-    "Wednesday Thursday Friday Saturday Sunday January February March April May June July August September "
-    "October November December The This That These Those It We You They He She Our Your My".split()
+    [
+        "I",
+        "I'm",
+        "I'll",
+        "I've",
+        "I'd",
+        "OK",
+        "Okay",
+        "Yes",
+        "No",
+        "Hi",
+        "Hello",
+        "Hey",
+        "Thanks",
+        "Thank",
+        "Please",
+        "Sorry",
+        "Sure",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "It",
+        "We",
+        "You",
+        "They",
+        "He",
+        "She",
+        "Our",
+        "Your",
+        "My",
+    ]
 )
 _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
@@ -88,8 +141,11 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
             cut = at + len(word)
             before = body[:at]
             ends_name = before[-1:] in (")", "）") or any(before.endswith(s) for s in lex.type_suffixes)
-            own = body[max((c for c in (body.rfind(w, 0, at) + len(w) for w in lex.name_boundaries if w in before)),
-                           default=0) : at]
+            own = body[
+                max(
+                    (c for c in (body.rfind(w, 0, at) + len(w) for w in lex.name_boundaries if w in before)), default=0
+                ) : at
+            ]
             long_enough = len(own) >= (2 if len(word) > 1 or word == "或" else 3)
             if (ends_name or long_enough) and len(body) - cut >= max(keep, 2) and cut > best:
                 best = cut
@@ -100,7 +156,11 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
     for hit in lex.type_nouns.find(body[best:]):
         prefix = body[best : best + hit.start]
         cut = best + hit.end
-        if len(hit.word) >= 2 and len(body) - cut >= keep and (not prefix or any(p.match(prefix) for p in lex.generic_bodies)):
+        if (
+            len(hit.word) >= 2
+            and len(body) - cut >= keep
+            and (not prefix or any(p.match(prefix) for p in lex.generic_bodies))
+        ):
             best = cut
     return best
 
@@ -311,7 +371,8 @@ def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | 
 
 
 def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
-    """Descriptors said with a mention: just before it in its phrase (蓝色的SKU-A12), else right after (SKU-A12（蓝色）)."""
+    """Descriptors said with a mention: just before it in its phrase (蓝色的SKU-A12), else right after
+    (SKU-A12（蓝色）)."""
     before = re.split(r"[，,。；;！？!?：:、]|和|与|及|以及|\band\b|\bor\b", text[max(0, span[0] - 10) : span[0]])[-1]
     found = [h.value for h in lex.descriptors.find(before)]
     if not found:
@@ -359,6 +420,16 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             if hint is not None and (not types or hint in types):
                 types = (hint,)
         descriptors = _descriptors(text, named.span, lex)
-        out.append(Named(named.surface, named.entity, types, named.span, named.source, named.confidence, descriptors,
-                         named.dictionary))
+        out.append(
+            Named(
+                named.surface,
+                named.entity,
+                types,
+                named.span,
+                named.source,
+                named.confidence,
+                descriptors,
+                named.dictionary,
+            )
+        )
     return out

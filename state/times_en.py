@@ -20,35 +20,95 @@ from schemas.memory import Granularity
 from state import timecal as cal
 from state.timecal import Found
 
-_SMALL = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty"
-).split()
+_SMALL = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90}
 NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(_SMALL)}
 NUMBER_WORDS.update({k: float(v) for k, v in _TENS.items()})
 NUMBER_WORDS.update({"a": 1.0, "an": 1.0, "a couple of": 2.0, "couple of": 2.0, "a few": 3.0, "several": 3.0})
 
-_WORD_NUM = r"(?:(?:twenty|thirty|forty|fifty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|" + "|".join(
-    sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True)
-) + r")"
+_WORD_NUM = (
+    r"(?:(?:twenty|thirty|forty|fifty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|"
+    + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
+    + r")"
+)
 _NUM = rf"(?:\d+(?:\.\d+)?|{_WORD_NUM})"
 _UNIT = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 _WEEKDAYS = {
-    "monday": 0, "mon": 0, "tuesday": 1, "tues": 1, "tue": 1, "wednesday": 2, "wed": 2,
-    "thursday": 3, "thurs": 3, "thu": 3, "friday": 4, "fri": 4, "saturday": 5, "sunday": 6,
+    "monday": 0,
+    "mon": 0,
+    "tuesday": 1,
+    "tues": 1,
+    "tue": 1,
+    "wednesday": 2,
+    "wed": 2,
+    "thursday": 3,
+    "thurs": 3,
+    "thu": 3,
+    "friday": 4,
+    "fri": 4,
+    "saturday": 5,
+    "sunday": 6,
 }
 _WD = r"(?:monday|tuesday|tues|wednesday|thursday|thurs|friday|saturday|sunday)"
 _MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sept": 9,
+    "sep": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
 }
-_MON = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|" \
-       r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_MON = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
 _MONTH_FULL = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
 _PARTS: dict[str, tuple[int, int]] = {
-    "morning": (7, 12), "afternoon": (13, 18), "evening": (18, 24), "night": (18, 24), "tonight": (18, 24),
+    "morning": (7, 12),
+    "afternoon": (13, 18),
+    "evening": (18, 24),
+    "night": (18, 24),
+    "tonight": (18, 24),
 }
 _HOUR_WORDS = {w: i for i, w in enumerate(_SMALL) if 1 <= i <= 12}
 
@@ -70,8 +130,16 @@ def word_number(text: str) -> float:
 
 def _unit(word: str) -> tuple[str, float]:
     word = word.lower().rstrip("s")
-    table = {"min": "minute", "minute": "minute", "hr": "hour", "hour": "hour", "day": "day",
-             "week": "week", "month": "month", "year": "year"}
+    table = {
+        "min": "minute",
+        "minute": "minute",
+        "hr": "hour",
+        "hour": "hour",
+        "day": "day",
+        "week": "week",
+        "month": "month",
+        "year": "year",
+    }
     if word == "fortnight":
         return "week", 2.0
     return table[word], 1.0
@@ -203,24 +271,46 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\btoday\b", _F), "d+0"),
     (re.compile(r"\btonight\b", _F), "tonight"),
     (re.compile(r"\blast night\b", _F), "lastnight"),
-    (re.compile(r"\b(?:the )?(?P<edge>end|beginning|start) of (?:the |this )?(?:(?P<mod>next|last|previous) )?"
-                r"(?P<p>day|week|month|year)\b", _F), "edge"),
+    (
+        re.compile(
+            r"\b(?:the )?(?P<edge>end|beginning|start) of (?:the |this )?(?:(?P<mod>next|last|previous) )?"
+            r"(?P<p>day|week|month|year)\b",
+            _F,
+        ),
+        "edge",
+    ),
     (re.compile(r"\b(?P<mod>month|year)-end\b", _F), "mend"),
-    (re.compile(rf"\b(?:(?P<mod>next|last|this|coming|this coming|the next|past) )?(?P<wd>{_WD})\b"
-                r"(?: (?P<wk>next week|last week|this week))?", _F), "weekday"),
-    (re.compile(r"\b(?P<mod>next|last|this|the coming|coming|past|previous) (?P<p>week|weekend|month|year)\b", _F),
-     "period"),
+    (
+        re.compile(
+            rf"\b(?:(?P<mod>next|last|this|coming|this coming|the next|past) )?(?P<wd>{_WD})\b"
+            r"(?: (?P<wk>next week|last week|this week))?",
+            _F,
+        ),
+        "weekday",
+    ),
+    (
+        re.compile(r"\b(?P<mod>next|last|this|the coming|coming|past|previous) (?P<p>week|weekend|month|year)\b", _F),
+        "period",
+    ),
     (re.compile(r"\b(?:over )?the weekend\b", _F), "weekend"),
     (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", _F), "iso"),
     (re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<y>\d{{4}}))?", _F), "md"),
-    (re.compile(rf"\b(?:the )?(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon>{_MON})\b(?:,? (?P<y>\d{{4}}))?", _F),
-     "dm"),
+    (
+        re.compile(rf"\b(?:the )?(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon>{_MON})\b(?:,? (?P<y>\d{{4}}))?", _F),
+        "dm",
+    ),
     (re.compile(r"\b(?P<m>\d{1,2})/(?P<d>\d{1,2})(?:/(?P<y>\d{2,4}))?\b", _F), "slash"),
     (re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)\b", _F), "nth"),
     (re.compile(rf"\b(?:(?P<mod>next|last|this) |in )(?P<mon>{_MONTH_FULL})\b", _F), "month"),
     (re.compile(r"\b(?P<h>\d{1,2})(?::(?P<mi>[0-5]\d))? ?(?P<ap>a\.m\.|p\.m\.|am|pm)(?![a-z])", _F), "clock"),
-    (re.compile(rf"\b(?P<hw>{'|'.join(_HOUR_WORDS)})(?: (?P<mw>thirty|fifteen|forty[- ]five))? "
-                r"(?P<ap>a\.m\.|p\.m\.|am|pm|o'clock)(?![a-z])", _F), "wclock"),
+    (
+        re.compile(
+            rf"\b(?P<hw>{'|'.join(_HOUR_WORDS)})(?: (?P<mw>thirty|fifteen|forty[- ]five))? "
+            r"(?P<ap>a\.m\.|p\.m\.|am|pm|o'clock)(?![a-z])",
+            _F,
+        ),
+        "wclock",
+    ),
     (re.compile(r"\b(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)\b", _F), "clock24"),
     (re.compile(rf"\bhalf past (?P<hw>\d{{1,2}}|{'|'.join(_HOUR_WORDS)})\b", _F), "halfpast"),
     (re.compile(rf"\b(?P<q>quarter) (?P<dir>past|to) (?P<hw>\d{{1,2}}|{'|'.join(_HOUR_WORDS)})\b", _F), "quarter"),
@@ -234,7 +324,7 @@ def _hour_value(word: str) -> int:
     return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
 
 
-def _atom(kind: str, m: re.Match[str], base: datetime) -> _Atom | None:  # noqa: PLR0911, PLR0912 - one rule table
+def _atom(kind: str, m: re.Match[str], base: datetime) -> _Atom | None:
     span = m.span()
     if kind in ("h90+", "h30+", "h30-"):
         return _half_hour_atom(m, base, -1.0 if kind.endswith("-") else 1.0, 90.0 if kind == "h90+" else 30.0)
@@ -262,10 +352,10 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> _Atom | None:  # noqa:
         found = _dated(base, month, int(m.group("d")), m.group("y"))
         return None if found is None else _day(span, found)
     if kind == "nth":
-        day = _safe_date(base.year, base.month, int(m.group("d")))
-        if day is not None and day < cal.day_start(base):
-            day = cal.add_months(day, 1)
-        return None if day is None else _day(span, day)
+        nth = _safe_date(base.year, base.month, int(m.group("d")))
+        if nth is not None and nth < cal.day_start(base):
+            nth = cal.add_months(nth, 1)
+        return None if nth is None else _day(span, nth)
     if kind == "month":
         month = _MONTHS[m.group("mon").lower()]
         mod = (m.group("mod") or "").lower()
@@ -282,8 +372,11 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> _Atom | None:  # noqa:
     if kind == "clock24":
         hour = int(m.group("h"))
         atom = _clock_atom(span, hour, int(m.group("mi")), None)
-        return None if atom is None else _Atom("clock", span, hour=atom.hour, minute=atom.minute,
-                                                 explicit_half=hour == 0 or hour > 12)
+        return (
+            None
+            if atom is None
+            else _Atom("clock", span, hour=atom.hour, minute=atom.minute, explicit_half=hour == 0 or hour > 12)
+        )
     if kind in ("halfpast", "quarter"):
         hour = _hour_value(m.group("hw"))
         minute = 30
@@ -371,7 +464,8 @@ def parse_english(text: str, base: datetime) -> list[Found]:
                 start, end, gran = _with_part(base, atom)
                 out.append(Found(text[atom.span[0] : atom.span[1]], atom.span, start, end, gran, "rules_en"))
         elif atom.start is not None and atom.end is not None:
-            out.append(Found(text[atom.span[0] : atom.span[1]], atom.span, atom.start, atom.end, atom.granularity,
-                             "rules_en"))
+            out.append(
+                Found(text[atom.span[0] : atom.span[1]], atom.span, atom.start, atom.end, atom.granularity, "rules_en")
+            )
         i += 1
     return out

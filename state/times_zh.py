@@ -35,8 +35,8 @@ _NUMERAL = r"[0-9零〇一二两三四五六七八九十百几]+"
 def chinese_number(text: str) -> float:
     """A number written in Chinese numerals or digits (半 = 0.5, 一个半 = 1.5).
 
-    >>> chinese_number("二十五"), chinese_number("十"), chinese_number("两"), chinese_number("一个半"), chinese_number("半")
-    (25.0, 10.0, 2.0, 1.5, 0.5)
+    >>> [chinese_number(t) for t in ("二十五", "十", "两", "一个半", "半")]
+    [25.0, 10.0, 2.0, 1.5, 0.5]
     """
     text = text.replace("个", "")
     half = 0.5 if text.endswith("半") else 0.0
@@ -72,6 +72,7 @@ def _jionlp() -> Any:
 
 
 # -- rewrites in front of jionlp, with alignment ------------------------------------------------
+
 
 def _clock_rewrite(m: re.Match[str]) -> str:
     """3pm → 下午3点 (no half-day word when one is already said just before: 今晚8pm → 今晚8点)."""
@@ -129,7 +130,9 @@ def rewrite(text: str) -> tuple[str, list[tuple[int, int]]]:
 # -- our own rules for forms jionlp misses ------------------------------------------------------
 
 _SHIFT = {"": 0, "这个": 0, "这": 0, "本": 0, "上个": -1, "上": -1, "下个": 1, "下": 1, "下下个": 2, "下下": 2}
-_MONTH_PART = re.compile(rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?P<part>底|末|初|中)(?!旬)")
+_MONTH_PART = re.compile(
+    rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?P<part>底|末|初|中)(?!旬)"
+)
 _WEEKEND = re.compile(r"(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)?(?:周末|礼拜末)")
 _BARE_MONTH = re.compile(rf"(?P<pre>下下个|这个|上个|下个|本|上|下)月(?!{_NUMERAL}|[号日初底末中份旬])")
 
@@ -178,8 +181,19 @@ _DELTA = re.compile(
     rf"^(?P<n>{_NUMERAL}|半)(?:个)?(?P<half>半)?(?P<u>分钟|分|小时|钟头|天|日|周|星期|礼拜|月|年)"
     r"(?P<dir>后|以后|之后|过后|前|以前|之前)$"
 )
-_UNITS = {"分钟": "minute", "分": "minute", "小时": "hour", "钟头": "hour", "天": "day", "日": "day",
-          "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
+_UNITS = {
+    "分钟": "minute",
+    "分": "minute",
+    "小时": "hour",
+    "钟头": "hour",
+    "天": "day",
+    "日": "day",
+    "周": "week",
+    "星期": "week",
+    "礼拜": "week",
+    "月": "month",
+    "年": "year",
+}
 _PERIOD_WORD = re.compile(r"上午|早|凌晨|半夜|夜|下午|晚|中午|傍晚|午|黄昏")
 _CLOCK = re.compile(r"[点时:：]")
 _BARE_WEEKDAY = re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]")
@@ -266,7 +280,8 @@ def _parse_jionlp(text: str, base: datetime) -> list[dict[str, Any]]:
 def parse_chinese(text: str, base: datetime) -> list[Found]:
     """Chinese time expressions in `text`, from `base` (naive wall clock of the speaker).
 
-    >>> [(f.form, f.start.isoformat()) for f in parse_chinese("月底前把半小时后的会议纪要发我", datetime(2026, 3, 4, 10, 15))]
+    >>> found = parse_chinese("月底前把半小时后的会议纪要发我", datetime(2026, 3, 4, 10, 15))
+    >>> [(f.form, f.start.isoformat()) for f in found]
     [('月底', '2026-03-31T00:00:00'), ('半小时后', '2026-03-04T10:45:00')]
     """
     own = _own_rules(text, base)
@@ -299,8 +314,15 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
 
 def _granularity(start: datetime, end: datetime) -> Granularity:
     seconds = (end - start).total_seconds() + 1
-    for limit, name in ((1, "second"), (60, "minute"), (3600, "hour"), (86400, "day"), (7 * 86400, "week"),
-                        (31 * 86400, "month"), (366 * 86400, "year")):
+    for limit, name in (
+        (1, "second"),
+        (60, "minute"),
+        (3600, "hour"),
+        (86400, "day"),
+        (7 * 86400, "week"),
+        (31 * 86400, "month"),
+        (366 * 86400, "year"),
+    ):
         if seconds <= limit:
             return name  # type: ignore[return-value]
     return "range"

@@ -50,10 +50,14 @@ class Outputs:
 def run_flow(source: Any, settings: Settings | None = None, *, out: Outputs | None = None) -> Outputs:
     """Run the whole write path on `source` (a TestingSource or any Source of RawRecord)."""
     out = out if out is not None else Outputs()
-    spec = OutputSpec(deadletters=[TestingSink(out.dead)], memory_points=[TestingSink(out.points)],
-                      memory_units=[TestingSink(out.units)])
-    flow = build_flow(settings or Settings(), SourceInput(source), spec, embedder=load_embedder("static"),
-                      clock=lambda: BASE)
+    spec = OutputSpec(
+        deadletters=[TestingSink(out.dead)],
+        memory_points=[TestingSink(out.points)],
+        memory_units=[TestingSink(out.units)],
+    )
+    flow = build_flow(
+        settings or Settings(), SourceInput(source), spec, embedder=load_embedder("static"), clock=lambda: BASE
+    )
     run_main(flow)
     return out
 

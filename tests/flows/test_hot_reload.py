@@ -22,7 +22,9 @@ from tests.flows.support import BASE, Outputs, raw, run_flow, turn
 
 
 class _Gated(StatelessSourcePartition[RawRecord]):
-    def __init__(self, first: RawRecord, second: RawRecord, ready: Callable[[], bool], edit: Callable[[], None]) -> None:
+    def __init__(
+        self, first: RawRecord, second: RawRecord, ready: Callable[[], bool], edit: Callable[[], None]
+    ) -> None:
         self._first, self._second, self._ready, self._edit = first, second, ready, edit
         self._phase = 0
 

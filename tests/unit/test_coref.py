@@ -92,7 +92,9 @@ def test_spec_back_reference_cue_widens_the_window_from_50_to_80() -> None:
     assert cued[0].antecedent_turn_id == "t0"
 
 
-@pytest.mark.parametrize("text", ["上一轮说的那个", "刚才提到的", "上次那个", "之前说的", "as I said earlier", "like last time"])
+@pytest.mark.parametrize(
+    "text", ["上一轮说的那个", "刚才提到的", "上次那个", "之前说的", "as I said earlier", "like last time"]
+)
 def test_back_reference_cues(text: str) -> None:
     assert has_backref_cue(text, LEX)
 
@@ -142,16 +144,31 @@ def test_session_end_starts_a_fresh_window_for_later_turns_only() -> None:
     state, _ = dialogue("推荐您去讲礼驴肉馆用餐。")
     ended = end_session(state, TS + timedelta(minutes=1))
     assert end_session(None, TS) is None
-    _, late = resolve_turn(ended, CorefTurn("late", TS + timedelta(seconds=30), split_sentences("这家餐馆在哪？")), CFG, LEX)
-    _, fresh = resolve_turn(ended, CorefTurn("new", TS + timedelta(minutes=5), split_sentences("这家餐馆在哪？")), CFG, LEX)
+    _, late = resolve_turn(
+        ended, CorefTurn("late", TS + timedelta(seconds=30), split_sentences("这家餐馆在哪？")), CFG, LEX
+    )
+    _, fresh = resolve_turn(
+        ended, CorefTurn("new", TS + timedelta(minutes=5), split_sentences("这家餐馆在哪？")), CFG, LEX
+    )
     assert late[0].resolved_entity == "讲礼驴肉馆"
     assert fresh[0].resolved_entity is None
 
 
 _SENTENCES = [
-    "推荐您去讲礼驴肉馆用餐。", "这家餐馆的地址在哪？", "请在测试环境验证后再同步到生产环境。", "订单号A123456已发货。",
-    "刚才那个订单呢？", "它的物流到哪了？", "蓝色的SKU-A12盒子有货。", "那个蓝色的盒子呢？", "上次说的那个接口还超时吗？",
-    "The Grand Hyatt Hotel is booked.", "Is it near the park?", "I'll take the blue one.", "好的谢谢。", "电话是多少？",
+    "推荐您去讲礼驴肉馆用餐。",
+    "这家餐馆的地址在哪？",
+    "请在测试环境验证后再同步到生产环境。",
+    "订单号A123456已发货。",
+    "刚才那个订单呢？",
+    "它的物流到哪了？",
+    "蓝色的SKU-A12盒子有货。",
+    "那个蓝色的盒子呢？",
+    "上次说的那个接口还超时吗？",
+    "The Grand Hyatt Hotel is booked.",
+    "Is it near the park?",
+    "I'll take the blue one.",
+    "好的谢谢。",
+    "电话是多少？",
 ]
 
 
@@ -169,7 +186,8 @@ def test_window_never_exceeds_its_size_and_referents_come_from_it(turns: list[li
         for anchor in anchors:
             if anchor.resolved_entity is not None:
                 assert anchor.resolved_entity in visible
-                assert anchor.antecedent_turn_id is not None and anchor.context_window is not None
+                assert anchor.antecedent_turn_id is not None
+                assert anchor.context_window is not None
                 assert anchor.antecedent_span is not None
 
 
@@ -177,7 +195,7 @@ def test_window_never_exceeds_its_size_and_referents_come_from_it(turns: list[li
 @given(st.lists(st.sampled_from(_SENTENCES), min_size=1, max_size=12))
 def test_state_round_trips_through_pickle_and_resumes_identically(texts: list[str]) -> None:
     state, _ = dialogue(*texts)
-    restored = pickle.loads(pickle.dumps(state))  # noqa: S301 - our own snapshot
+    restored = pickle.loads(pickle.dumps(state))
     assert restored == state
     assert say(restored, "这家餐馆的地址在哪？", 99) == say(state, "这家餐馆的地址在哪？", 99)
 

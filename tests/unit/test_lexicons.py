@@ -58,7 +58,9 @@ def test_dictionary_edit_changes_the_anchor(tmp_path: Path) -> None:
     handle = load_coref_lexicon(DEFAULT_LEXICON, entities, check_every_s=0)
     text = "请在测试环境验证后再同步到生产环境。"
     assert not [m for m in extract_mentions(text, handle.get()) if m.dictionary]
-    entities.write_text("entities:\n  - {name: 测试环境, type: infrastructure, aliases: [测试环境]}\n", encoding="utf-8")
+    entities.write_text(
+        "entities:\n  - {name: 测试环境, type: infrastructure, aliases: [测试环境]}\n", encoding="utf-8"
+    )
     assert [(m.entity, m.types) for m in extract_mentions(text, handle.get()) if m.dictionary] == [
         ("测试环境", ("infrastructure",))
     ]

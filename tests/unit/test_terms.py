@@ -34,7 +34,8 @@ def test_short_sentence_with_a_term_skips_entropy_with_0_1() -> None:
 
 def test_long_sentence_with_a_term_is_left_to_the_entropy_stage() -> None:
     note = note_sentence("关于接口文档麻烦补充下错误码说明另外测试账号权限我们已经开通了", LEX, CFG)
-    assert note.terms and note.fixed_entropy is None
+    assert note.terms
+    assert note.fixed_entropy is None
 
 
 def test_spec_authority_sentence_is_flagged_raised_and_kept_atomic() -> None:

@@ -19,7 +19,9 @@ BASE = datetime(2026, 3, 4, 10, 15, tzinfo=UTC)  # a Wednesday
 
 
 def starts(text: str, base: datetime = BASE, tz: str = "UTC") -> list[tuple[str, str]]:
-    return [(t.original_form, t.start.isoformat()) for t in normalise_times(text, base, language_mix(text), timezone=tz)]
+    return [
+        (t.original_form, t.start.isoformat()) for t in normalise_times(text, base, language_mix(text), timezone=tz)
+    ]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -96,7 +98,15 @@ def test_a_value_error_from_the_extractor_only_drops_the_failing_clause(monkeypa
 
 
 def test_chinese_numbers() -> None:
-    assert [chinese_number(t) for t in ("三", "十五", "二十", "两", "一百零五", "半", "3")] == [3, 15, 20, 2, 105, 0.5, 3]
+    assert [chinese_number(t) for t in ("三", "十五", "二十", "两", "一百零五", "半", "3")] == [
+        3,
+        15,
+        20,
+        2,
+        105,
+        0.5,
+        3,
+    ]
     with pytest.raises(ValueError, match="not a Chinese numeral"):
         chinese_number("三x")
 
