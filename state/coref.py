@@ -198,7 +198,7 @@ def resolve_turn(
         named = extract_mentions(sentence.text, lex, focus=state.focus)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
-        listed = sum(not n.dictionary for n in named) >= 2
+        listed = len({n.entity for n in named if not n.dictionary and n.source != "frame"}) >= 2
         background = [h.end for h in lex.background_cues.find(sentence.text)]
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1

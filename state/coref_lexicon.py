@@ -262,7 +262,9 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         ),
         name_terminators=re.compile(_alternation(_words(names.get("terminators"), "names.terminators")) or r"(?!)"),
         not_in_names=re.compile(_alternation(_words(names.get("not_in_names"), "names.not_in_names")) or r"(?!)"),
-        name_stop=frozenset(_words(names.get("stop"), "names.stop")) | frozenset(nouns),
+        name_stop=frozenset(_words(names.get("stop"), "names.stop"))
+        | frozenset(nouns)
+        | frozenset((zh.get("pronouns") or {}).keys()),
         name_min=int(names.get("min_chars", 2)),
         name_followers=re.compile(str(lex.get("name_followers") or r"[\s\S]")),
         name_max=int(names.get("max_chars", 20)),

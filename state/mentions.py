@@ -114,7 +114,16 @@ _POSSESSOR = re.compile(r"(?:它|他|她|这|那)(?:家|们|个)?$")
 def _value_of_attribute(text: str, at: int, lex: CorefLexicon) -> bool:
     """Whether `at` follows an attribute word in its clause (推荐菜有…, 地址是…)."""
     clause = re.split(r"[，,。；;！？!?]", text[:at])[-1]
-    return any(h.value != "attraction" or h.word in ("门票", "票价") for h in lex.attributes.find(clause[-8:]))
+    return any(
+        (h.value != "attraction" or h.word in ("门票", "票价")) and not lex.background_cues.find(h.word)
+        for h in lex.attributes.find(clause[-8:])
+    )
+
+
+def _address_value(text: str, at: int) -> bool:
+    """Whether `at` is inside an address or phone value (地址是北京市海淀区…)."""
+    clause = re.split(r"[，,。；;！？!?]", text[:at])[-1]
+    return bool(re.search(r"(?:地址|位置|电话|号码)", clause))
 
 
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
@@ -153,6 +162,8 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
     for m in _QUANTITY.finditer(body):
         if len(body) - m.end() >= keep and m.end() > best:
             best = m.end()
+    if 0 < best < len(body) - keep and body[best - 1] in "这那一哪几每该此" and body[best] in "家个座所位处间":
+        best += 1  # 这家全聚德…: the classifier belongs to the demonstrative, not the name
     for hit in lex.type_nouns.find(body[best:]):
         prefix = body[best : best + hit.start]
         cut = best + hit.end
@@ -233,6 +244,8 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
         body = text[j:a]
         if len(m.group(0)) == 1 and b < len(text) and not _name_may_end(text, b, lex):
             continue  # 山药, 园区: the suffix character is inside a longer word
+        if _address_value(text, a):
+            continue
         start = j + _trim_left(body, lex, 1 if len(m.group(0)) < 2 else 0)
         if start == j and j > 0 and text[j - 1] in ")）":  # 味多美(良乡店)和开黑电竞烧烤主题餐厅
             start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
@@ -259,8 +272,10 @@ def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
             continue  # 地址是…, 推荐菜有…: a value, not a name
         start = m.end()
         end = start
-        while end < len(text) and end - start < lex.name_max + 8 and _IS_NAME_CHAR.match(text[end]):
-            end += 1
+        while end < len(text) and end - start < lex.name_max + 8 and (
+            _IS_NAME_CHAR.match(text[end]) or (text[end] == "." and text[end - 1 : end].isdigit())
+        ):
+            end += 1  # 评分4.1分的X: a decimal stays in the run, the 的 cut below drops it
         run = text[start:end]
         stop = lex.name_terminators.search(run, 1)
         if stop is not None:
