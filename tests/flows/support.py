@@ -55,9 +55,9 @@ def run_flow(source: Any, settings: Settings | None = None, *, out: Outputs | No
         memory_points=[TestingSink(out.points)],
         memory_units=[TestingSink(out.units)],
     )
-    flow = build_flow(
-        settings or Settings(), SourceInput(source), spec, embedder=load_embedder("static"), clock=lambda: BASE
-    )
+    # the processing clock stays the real one: idle timers run on processing time, and a fixed clock in
+    # the past would fire them between two turns of the same session
+    flow = build_flow(settings or Settings(), SourceInput(source), spec, embedder=load_embedder("static"))
     run_main(flow)
     return out
 
