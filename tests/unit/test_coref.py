@@ -204,3 +204,28 @@ def test_mentions_are_plain_records() -> None:
     state, _ = dialogue("推荐您去讲礼驴肉馆用餐。")
     assert isinstance(state.mentions[0], Mention)
     assert state.mentions[0].sentence == "推荐您去讲礼驴肉馆用餐。"
+
+
+_PIECES = ["这家", "那个", "它", "他们", "餐馆", "酒店(", ")", "（分店）", "蓝色的", "盒子", "推荐您去", "公园", "的", "吗",
+           "问", "，", "。", "？", "SKU-A1", "the blue one", "it", "Hotel", "Grand", " ", "刚才", "和", "店", "1", "の"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=st.characters(codec="utf-8"), max_size=60),
+            st.lists(st.sampled_from(_PIECES), max_size=20).map("".join),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_any_text_resolves_without_error_and_spans_point_at_the_mention(texts: list[str]) -> None:
+    state: CorefState | None = None
+    for n, text in enumerate(texts):
+        state, anchors = say(state, text, n)
+        for anchor in anchors:
+            assert anchor.mention_span is not None
+            assert text[anchor.mention_span[0] : anchor.mention_span[1]] == anchor.mention
+            assert 0.0 <= anchor.confidence <= 1.0
