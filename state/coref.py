@@ -25,7 +25,8 @@ from schemas.memory import CorefAnchor
 from state.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
 from state.coref_lexicon import CorefLexicon
 from state.language import Sentence
-from state.mentions import Named, extract_mentions
+from state.mentions import extract_mentions
+from state.names import Named
 
 
 @dataclass(frozen=True, slots=True)

@@ -206,8 +206,37 @@ def test_mentions_are_plain_records() -> None:
     assert state.mentions[0].sentence == "推荐您去讲礼驴肉馆用餐。"
 
 
-_PIECES = ["这家", "那个", "它", "他们", "餐馆", "酒店(", ")", "（分店）", "蓝色的", "盒子", "推荐您去", "公园", "的", "吗",
-           "问", "，", "。", "？", "SKU-A1", "the blue one", "it", "Hotel", "Grand", " ", "刚才", "和", "店", "1", "の"]
+_PIECES = [
+    "这家",
+    "那个",
+    "它",
+    "他们",
+    "餐馆",
+    "酒店(",
+    ")",
+    "（分店）",
+    "蓝色的",
+    "盒子",
+    "推荐您去",
+    "公园",
+    "的",
+    "吗",
+    "问",
+    "，",
+    "。",
+    "？",
+    "SKU-A1",
+    "the blue one",
+    "it",
+    "Hotel",
+    "Grand",
+    " ",
+    "刚才",
+    "和",
+    "店",
+    "1",
+    "の",
+]
 
 
 @settings(max_examples=150, deadline=None)
