@@ -424,6 +424,28 @@ def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe
     from evals.recall_scenarios import main as scenarios_main
 
     raise typer.Exit(scenarios_main(["--embedder", embedder]))
+@eval_app.command("time")
+def eval_time(
+    gold: Annotated[Path | None, typer.Option(help="time gold set (JSONL); default tests/fixtures/time_gold.jsonl")] = None,
+    show_errors: Annotated[bool, typer.Option(help="list the expressions got wrong")] = False,
+) -> None:
+    """Time normalisation on the time gold set: ours and dateparser alone, per language and modality."""
+    from evals import time_gold
+
+    time_gold.main([*(["--gold", str(gold)] if gold else []), *(["--show-errors"] if show_errors else [])])
+
+
+@eval_app.command("coref")
+def eval_coref(
+    data: Annotated[Path | None, typer.Option(help="CrossWOZ coref_entity.jsonl (events.jsonl beside it)")] = None,
+    show_errors: Annotated[int, typer.Option(help="list this many wrong turns")] = 0,
+) -> None:
+    """Coreference accuracy on CrossWOZ referring turns (replays each dialogue, checks gold_entity)."""
+    from evals import coref_crosswoz
+
+    coref_crosswoz.main([*(["--data", str(data)] if data else []), "--show-errors", str(show_errors)])
+
+
 register_stream_commands(app)
 
 

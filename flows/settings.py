@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -222,6 +222,37 @@ class AsrSettings(_Section):
     initial_prompt: str | None = Field(default=None, description="text that primes the decoder (vocabulary, script)")
 
 
+class CorefSettings(_Section):
+    """Coreference with dynamic windows (SPEC §5.2)."""
+
+    lexicon_path: Path | None = Field(default=None, description="coreference lexicon YAML; None: the packaged one")
+    entities_path: Path | None = Field(default=None, description="typed entity dictionary YAML; None: the packaged one")
+    window: int = Field(default=50, gt=0, description="mentions an anaphor is resolved against")
+    wide_window: int = Field(default=80, gt=0, description="the same with a back-reference cue (上次, 刚才, earlier)")
+    idle_ttl_s: float = Field(default=3600.0, gt=0, description="drop a session's mentions after this long idle")
+    end_grace_s: float = Field(default=30.0, ge=0, description="keep them this long after SessionEnd for late turns")
+    reload_check_s: float = Field(default=1.0, ge=0, description="how often the data files are checked for edits")
+
+    @model_validator(mode="after")
+    def _windows(self) -> CorefSettings:
+        if self.wide_window < self.window:
+            raise ValueError("coref.wide_window must be at least coref.window")
+        return self
+
+
+class TermsSettings(_Section):
+    """Term whitelist and authority lexicon (SPEC §5.3)."""
+
+    term_files: tuple[Path, ...] | None = Field(default=None, description="term lists, one term a line; None: packaged")
+    authority_path: Path | None = Field(default=None, description="authority words, one a line; None: packaged")
+    short_sentence_chars: int = Field(default=20, gt=0, description="shorter sentences holding a term skip entropy")
+    shortcut_entropy: float = Field(default=0.1, ge=0, le=1, description="the entropy such a sentence gets")
+    authority_entropy_floor: float = Field(
+        default=0.5, ge=0, le=1, description="minimum entropy of an authority sentence"
+    )
+    reload_check_s: float = Field(default=1.0, ge=0, description="how often the data files are checked for edits")
+
+
 class Settings(BaseSettings):
     """The settings root. Build it once (`Settings()`), pass it down; never read env elsewhere."""
 
@@ -238,6 +269,8 @@ class Settings(BaseSettings):
     deadletter: DeadLetterSettings = DeadLetterSettings()
 
     # -- issue 3 sections (coref, terms) --
+    coref: CorefSettings = CorefSettings()
+    terms: TermsSettings = TermsSettings()
 
     # -- issue 9 sections (tagger, entropy) --
 

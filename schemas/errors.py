@@ -3,7 +3,8 @@
     RecallFlowError                      root: catch this to catch everything of ours
     ├── ConfigurationError               bad settings, missing model, unknown backend: fail at start
     │   └── ResourceFileError            a data file (lexicon, table, calendar) is missing or invalid
-    │       └── TransitionTableError     a task transition table names unknown stages/actions/modes
+    │       ├── TransitionTableError     a task transition table names unknown stages/actions/modes
+    │       └── LexiconError             a lexicon, dictionary or term file is missing or malformed
     ├── InputError                       one bad input record: dead-letter it, keep the flow going
     │   ├── MalformedEventError          not UTF-8, not JSON, not a JSON object, too deep
     │   ├── OversizedEventError          raw bytes or text over the configured limit
@@ -50,6 +51,14 @@ class CyclePatternError(RecallFlowError):
     """Raised when a `cycle_pattern` is not one of the evaluable forms (every_monday, daily,
     weekdays, weekends, monthly_day_N, during_promotion[:ID]); the caller treats the memory as
     not currently applicable and should fix the lexicon that produced it."""
+
+
+class LexiconError(ResourceFileError):
+    """Raised when a lexicon, entity dictionary or term file cannot be read or parsed.
+
+    At start it fails the flow (fix the file and restart); on a hot reload the caller logs it
+    and keeps using the last good version.
+    """
 
 
 class InputError(RecallFlowError):
