@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	bash infra/asr-deps.sh  # espeak-ng: the ASR tests synthesise their audio
 	touch $(STAMP)
 
 # The whole flow on embedded defaults: no servers; store under var/demo.

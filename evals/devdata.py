@@ -17,3 +17,8 @@ def dev_root() -> Path:
         if candidate.is_dir():
             return candidate
     return repo.parent / "shared" / "data" / "dev"
+
+
+def dev_data_root() -> Path:
+    """The dev data folder (it may not exist: callers say so and stop, tests skip)."""
+    return dev_root()

@@ -2,38 +2,49 @@
 
     input → parse & validate ──errors──> dead letters
           → key by session_id → normalise (language mix, sentences, times)
-          → [filters] → task state machine ──> task states (mirror) / archived tasks
+          → coreference → terms/authority → task state machine ──> task states (mirror) / archived tasks
           → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
           → recall trigger (customer turns, with the last 3 turns as context)
           → recall service (batch map) → recall results → response requests
+    dead letters, states, units, archived tasks, recall results → decisions → event-time windows → metrics sinks
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 import bytewax.operators as op
-from bytewax.dataflow import Dataflow
+from bytewax.dataflow import Dataflow, Stream
 
 from flows.io import InputSpec, OutputSpec
 from flows.settings import Settings
+from operators.coref import CorefOperatorConfig, CorefSessionEnd, resolve_coreference
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
+from operators.metrics import MetricsConfig, extract_decisions, stage_latency, stage_marks, windowed_metrics
 from operators.normalise import normalise
 from operators.recall import recall_trigger
 from operators.task_fsm import TaskOperatorConfig, track_tasks
+from operators.terms import whitelist_terms
 from operators.units import assemble_units
 from operators.validity import tag_validity
-from schemas.events import InputEvent, SessionEnd
+from schemas.events import ConversationEvent, InputEvent, SessionEnd
+from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.recall import RecallRequest, RecallResult
+from state.coref import CorefConfig
+from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, CorefLexicon, load_coref_lexicon
 from state.embedding import Embedder
+from state.hotfile import HotFile
 from state.ingress import IngressLimits
+from state.metrics import PACKAGED_CATALOG, CatalogReloader
 from state.recall_trigger import TriggerConfig, response_request
 from state.task_data import TaskData, TaskDataPaths
 from state.task_fsm import TaskConfig
-from state.turn import NormaliseConfig
+from state.terms import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, TermLexicon, TermsConfig, load_term_lexicon
+from state.turn import NormaliseConfig, Turn
 from state.validity import ValidityData
 
 
@@ -41,6 +52,25 @@ class RecallExecutor(Protocol):
     """What the flow needs from recall (flows.recall.RecallService): requests in, results out."""
 
     def run_batch(self, requests: list[RecallRequest]) -> list[tuple[RecallRequest, RecallResult]]: ...
+
+
+def _coref_end_marker(event: InputEvent) -> CorefSessionEnd | None:
+    return CorefSessionEnd(event.ts) if isinstance(event, SessionEnd) else None
+
+
+def _issue3_lexicons(settings: Settings) -> tuple[HotFile[CorefLexicon], HotFile[TermLexicon]]:
+    """The coreference lexicon/dictionary and the term/authority lists, read once here, hot-reloaded after."""
+    coref = load_coref_lexicon(
+        settings.coref.lexicon_path or DEFAULT_LEXICON,
+        settings.coref.entities_path or DEFAULT_ENTITIES,
+        check_every_s=settings.coref.reload_check_s,
+    )
+    terms = load_term_lexicon(
+        settings.terms.term_files or DEFAULT_TERM_FILES,
+        settings.terms.authority_path or DEFAULT_AUTHORITY_FILE,
+        check_every_s=settings.terms.reload_check_s,
+    )
+    return coref, terms
 
 
 def _system_clock() -> datetime:
@@ -113,6 +143,29 @@ def build_flow(
     turns = normalise("normalise", keyed, NormaliseConfig(timezone=settings.time.timezone))
 
     # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --
+    coref_lexicon, term_lexicon = _issue3_lexicons(settings)
+    session_ends = op.filter_map_value("coref_session_ends", keyed, _coref_end_marker)
+    turns = resolve_coreference(
+        "coref",
+        op.merge("coref_in", turns, session_ends),
+        CorefOperatorConfig(
+            resolver=CorefConfig(window=settings.coref.window, wide_window=settings.coref.wide_window),
+            idle_ttl=timedelta(seconds=settings.coref.idle_ttl_s),
+            end_grace=timedelta(seconds=settings.coref.end_grace_s),
+        ),
+        lexicon=coref_lexicon.get,
+        clock=clock,
+    )
+    turns = whitelist_terms(
+        "terms",
+        turns,
+        TermsConfig(
+            short_sentence_chars=settings.terms.short_sentence_chars,
+            shortcut_entropy=settings.terms.shortcut_entropy,
+            authority_entropy_floor=settings.terms.authority_entropy_floor,
+        ),
+        lexicon=term_lexicon.get,
+    )
 
     # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
 
@@ -150,9 +203,8 @@ def build_flow(
     # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
     if recall is not None and settings.recall.enabled:
         trigger = TriggerConfig(context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles)
-        ends = controls  # SessionEnd per session: the trigger drops that session's context
         requests = op.key_rm(
-            "recall_requests_unkeyed", recall_trigger("recall_trigger", turns, ends, trigger, clock=clock)
+            "recall_requests_unkeyed", recall_trigger("recall_trigger", turns, controls, trigger, clock=clock)
         )
         recalled = op.flat_map_batch("recall_execute", requests, recall.run_batch)
         results = op.map("recall_results", recalled, lambda pair: pair[1])
@@ -163,5 +215,49 @@ def build_flow(
             op.output(f"response_request_out_{i}", responses, response_sink)
 
     # -- windowed metrics (issue 7) --
+    # Add your stage's output stream (records or ready-made `Decision`s) to `metric_taps`;
+    # state/metric_decisions.py turns known record types into decisions (register_extractor).
+    metric_taps: list[Stream[Any]] = [dead, ingress.events, units, archived]
+    if recall is not None and settings.recall.enabled:
+        metric_taps.append(results)
+    if settings.metrics.enabled and outputs.metrics:
+        decisions = extract_decisions("decisions", *metric_taps)
+        if settings.metrics.stage_latency:
+            marks = [
+                stage_marks("mark_parsed", ingress.events, "parsed", _event_ids, now_ns=time.time_ns),
+                stage_marks(
+                    "mark_normalise", op.key_rm("turns_unkeyed", turns), "normalise", _turn_ids, now_ns=time.time_ns
+                ),
+                stage_marks("mark_units", units, "units", _unit_ids, now_ns=time.time_ns),
+                stage_marks("mark_embed", embedded, "embed", _embedded_ids, now_ns=time.time_ns, final=True),
+            ]
+            decisions = op.merge("decisions_all", decisions, stage_latency("stage_latency", *marks))
+        catalog = CatalogReloader(settings.metrics.catalog or PACKAGED_CATALOG)
+        window_cfg = MetricsConfig(
+            window=timedelta(seconds=settings.metrics.window_s),
+            lateness=timedelta(seconds=settings.metrics.allowed_lateness_s),
+        )
+        windows = windowed_metrics("metrics", decisions, window_cfg, catalog=catalog, now=clock)
+        for i, metrics_sink in enumerate(outputs.metrics):
+            op.output(f"metrics_out_{i}", windows, metrics_sink)
 
     return flow
+
+
+# -- issue 7: ids of a turn at each latency mark (the first unit of a turn stands for it) --
+
+
+def _event_ids(event: InputEvent) -> tuple[str, str, datetime] | None:
+    return (event.session_id, event.event_id, event.ts) if isinstance(event, ConversationEvent) else None
+
+
+def _turn_ids(turn: Turn) -> tuple[str, str, datetime]:
+    return turn.event.session_id, turn.event.event_id, turn.event.ts
+
+
+def _unit_ids(unit: MemoryUnit) -> tuple[str, str, datetime] | None:
+    return (unit.session_id, unit.event_id, unit.ts) if unit.unit_index == 0 else None
+
+
+def _embedded_ids(item: EmbeddedUnit) -> tuple[str, str, datetime] | None:
+    return _unit_ids(item.unit)

@@ -1,4 +1,5 @@
-"""The `recallflow` command line: replay, run, produce, recall, state, respond, eval, serve.
+"""The `recallflow` command line: replay, run, produce, recall, state, respond, eval (+ topics, lag, recovery,
+metrics, report, transcribe, serve).
 
 Settings are read once here (env `RECALLFLOW_*`) and passed down.
 """
@@ -17,22 +18,23 @@ from typing import Annotated
 
 import typer
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
-from bytewax.run import cli_main
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from flows.build import build_flow
-from flows.io import SourceInput
+from flows.cli_streams import kafka_client_config, register_stream_commands
+from flows.io import InputSpec, KafkaReplayInput, paced_file_input
 from flows.runtime import (
     anchor_embedder_for,
     close_stores,
     embedder_for,
-    kafka_input,
+    execute,
     open_store,
     outputs_for,
     recall_service_for,
     recent_actions_for,
+    replay_settings,
     state_mirror_for,
 )
 from flows.settings import Settings
@@ -42,7 +44,7 @@ from schemas.errors import StateMirrorError
 from schemas.events import as_utc
 from schemas.recall import ContextTurn, RecallRequest, RecallResult
 from schemas.session import ArchivedTask, SessionState
-from sinks.jsonl_source import JsonlSource
+from sinks.kafka_source import Start
 from sinks.state_mirror import RedisStateMirror
 from sinks.store.base import StoreFilter
 
@@ -98,19 +100,45 @@ def _count_lines(path: Path) -> int:
 
 @app.command()
 def replay(
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL archive of events")],
+    file: Annotated[
+        Path | None, typer.Argument(exists=True, dir_okay=False, help="JSONL archive of events (or --topic)")
+    ] = None,
+    topic: Annotated[str | None, typer.Option(help="replay this Kafka topic instead of a file")] = None,
+    offset: Annotated[int | None, typer.Option(min=0, help="topic: start at this offset in every partition")] = None,
+    since: Annotated[
+        datetime | None,
+        typer.Option(help="topic: start at the first record at or after this time (ISO 8601, UTC if naive)"),
+    ] = None,
+    rate: Annotated[float | None, typer.Option(min=0.001, help="records per second (default: full speed)")] = None,
     workers: Annotated[int, typer.Option("--workers", "-w", min=1)] = 1,
     show: Annotated[int, typer.Option(help="print this many stored memory units at the end")] = 0,
 ) -> None:
-    """Replay an archive through the flow in event time (embedded defaults: no servers needed)."""
-    settings = Settings()
+    """Replay an archive or a topic through the flow in event time (embedded defaults: no servers needed).
+
+    The flow is the live one and every id is deterministic, so a backfill can be repeated.
+    """
+    settings = replay_settings(Settings())
+    if (file is None) == (topic is None):
+        raise typer.BadParameter("give either a JSONL FILE or --topic")
+    if file is not None and (offset is not None or since is not None):
+        raise typer.BadParameter("--offset/--since apply to --topic only")
+    if offset is not None and since is not None:
+        raise typer.BadParameter("--offset and --since exclude each other")
+    rate = rate if rate is not None else settings.replay.rate
     embedder = embedder_for(settings)
     mirror = state_mirror_for(settings, "replay")
     recent = recent_actions_for(settings, "replay")
     outputs = outputs_for(settings, "replay", mirror, embedder, recent)
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
     tally = _Tally()
-    total = _count_lines(file)
+    if file is not None:
+        source: InputSpec = paced_file_input(file, rate, settings.replay.batch_size)
+        total: int | None = _count_lines(file)
+        name = file.name
+    else:
+        start: Start = offset if offset is not None else (as_utc(since) if since is not None else "beginning")
+        source = KafkaReplayInput(kafka_client_config(settings), topic or "", start=start, tail=False, rate=rate)
+        total, name = None, f"topic {topic}"
     started = time.perf_counter()
     with Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
         task = bar.add_task("replay", total=total)
@@ -120,19 +148,19 @@ def replay(
         outputs.archived.append(sink)
         flow = build_flow(
             settings,
-            SourceInput(JsonlSource(file)),
+            source,
             outputs,
             embedder=embedder,
             anchor_embedder=anchor_embedder_for(settings, embedder),
             recall=recall,
         )
-        cli_main(flow, workers_per_process=workers)
+        execute(flow, settings, workers=workers)
     elapsed = time.perf_counter() - started
     store = open_store(settings)
-    table = Table(title=f"replay of {file.name}")
+    table = Table(title=f"replay of {name}")
     table.add_column("what")
     table.add_column("value", justify="right")
-    table.add_row("lines read", str(total))
+    table.add_row("lines read", str(total) if total is not None else str(tally.events + sum(tally.dead.values())))
     table.add_row("events processed", str(tally.events))
     table.add_row("sessions", str(len(tally.sessions)))
     table.add_row("dead letters", ", ".join(f"{k}: {v}" for k, v in sorted(tally.dead.items())) or "0")
@@ -140,6 +168,8 @@ def replay(
     table.add_row("archived tasks", f"{tally.archived} ({settings.task.archived_path})")
     if recall is not None:
         table.add_row("recall results", str(settings.deadletter.path.parent / "recall.jsonl"))
+    if settings.metrics.enabled:
+        table.add_row("metrics windows", str(settings.metrics.path))
     table.add_row(f"memories in store ({settings.store.backend})", str(store.count()))
     table.add_row("elapsed", f"{elapsed:.2f} s ({tally.events / elapsed:.1f} events/s)")
     console.print(table)
@@ -160,22 +190,42 @@ def _print_units(hits: list) -> None:  # type: ignore[type-arg]
 
 
 @app.command()
-def run(workers: Annotated[int, typer.Option("--workers", "-w", min=1)] = 1) -> None:
-    """Consume the input topic and write every output (store, Redis, topics) until stopped."""
+def run(
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="worker threads per process")] = 1,
+    process_id: Annotated[int | None, typer.Option("--process-id", "-i", min=0, help="this process's index")] = None,
+    addresses: Annotated[
+        list[str] | None, typer.Option("--addresses", "-a", help="host:port of every process, in index order")
+    ] = None,
+    until_end: Annotated[bool, typer.Option("--until-end", help="stop at the end of the input topic")] = False,
+    rate: Annotated[float | None, typer.Option(min=0.001, help="consume at most this many records per second")] = None,
+) -> None:
+    """Consume the input topic and write every output (store, Redis, topics, metrics) until stopped.
+
+    Recovery (RECALLFLOW_RECOVERY__ENABLED=true) snapshots state every
+    RECALLFLOW_RECOVERY__SNAPSHOT_INTERVAL_S and resumes from the last snapshot after a kill.
+    """
     settings = Settings()
     embedder = embedder_for(settings)
     recent = recent_actions_for(settings, "run")
     outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder, recent)
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
+    source = KafkaReplayInput(
+        kafka_client_config(settings),
+        settings.kafka.input_topic,
+        start="committed",  # no snapshot yet: where the group left off (earliest for a new group)
+        tail=not until_end,
+        group_id=settings.kafka.group_id,  # read position committed for `recallflow lag`
+        rate=rate,
+    )
     flow = build_flow(
         settings,
-        kafka_input(settings),
+        source,
         outputs,
         embedder=embedder,
         anchor_embedder=anchor_embedder_for(settings, embedder),
         recall=recall,
     )
-    cli_main(flow, workers_per_process=workers)
+    execute(flow, settings, workers=workers, process_id=process_id, addresses=addresses or None)
 
 
 @app.command()
@@ -352,8 +402,6 @@ def respond(
         table.add_row(*row)
     console.print(table)
     console.print(summary)
-
-
 eval_app = typer.Typer(no_args_is_help=True, help="Quality evaluations on the development data.")
 app.add_typer(eval_app, name="eval")
 
@@ -376,6 +424,29 @@ def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe
     from evals.recall_scenarios import main as scenarios_main
 
     raise typer.Exit(scenarios_main(["--embedder", embedder]))
+@eval_app.command("time")
+def eval_time(
+    gold: Annotated[Path | None, typer.Option(help="time gold set (JSONL); default tests/fixtures/time_gold.jsonl")] = None,
+    show_errors: Annotated[bool, typer.Option(help="list the expressions got wrong")] = False,
+) -> None:
+    """Time normalisation on the time gold set: ours and dateparser alone, per language and modality."""
+    from evals import time_gold
+
+    time_gold.main([*(["--gold", str(gold)] if gold else []), *(["--show-errors"] if show_errors else [])])
+
+
+@eval_app.command("coref")
+def eval_coref(
+    data: Annotated[Path | None, typer.Option(help="CrossWOZ coref_entity.jsonl (events.jsonl beside it)")] = None,
+    show_errors: Annotated[int, typer.Option(help="list this many wrong turns")] = 0,
+) -> None:
+    """Coreference accuracy on CrossWOZ referring turns (replays each dialogue, checks gold_entity)."""
+    from evals import coref_crosswoz
+
+    coref_crosswoz.main([*(["--data", str(data)] if data else []), "--show-errors", str(show_errors)])
+
+
+register_stream_commands(app)
 
 
 @app.command()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -143,6 +143,116 @@ class ResponderSettings(_Section):
     switches: ResponderSwitchSettings = ResponderSwitchSettings()
 
 
+class RecallSettings(_Section):
+    """Scored recall (SPEC §5.8). Weights and lexicon are data files, hot-reloaded."""
+
+    enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
+    candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
+    context_turns: int = Field(default=3, ge=0, le=3, description="last turns kept as immediate context (not retrieved)")
+    recent_limit: int = Field(default=5, ge=0, le=50, description="recent actions read from the 7-day tier")
+    recent_window_s: int = Field(default=7 * 24 * 3600, gt=0, description="recent-actions tier window and TTL")
+    weights_path: Path | None = Field(default=None, description="recall weights YAML (default: packaged)")
+    lexicon_path: Path | None = Field(default=None, description="recall lexicon YAML (default: packaged)")
+    skip_verification: bool = Field(default=False, description="override switch: treat transient facts as unverified")
+    verify_wait_ms: float = Field(default=250.0, gt=0, description="longest recall waits for verifiers; late answers are cached")
+    answer_ttl_s: float = Field(default=60.0, ge=0, description="a verifier answer this recent counts as fresh")
+    trigger_roles: tuple[str, ...] = Field(default=("customer",), description="speaker roles whose turns trigger recall")
+
+
+class VerifierSettings(_Section):
+    """Verifiers per fact kind and the tool guard in front of them."""
+
+    endpoints: dict[str, str] = Field(default_factory=dict, description='fact kind → URL, e.g. {"warehouse_status": "http://…"}')
+    fallback_values: dict[str, str] = Field(default_factory=dict, description="fact kind → value served when degraded")
+    timeout_s: float = Field(default=2.0, gt=0)
+    max_workers: int = Field(default=4, gt=0)
+    per_user_per_minute: int = Field(default=3, gt=0)
+    slow_p95_ms: float = Field(default=1200.0, gt=0)
+    breaker_failures: int = Field(default=2, gt=0)
+    breaker_s: float = Field(default=900.0, gt=0)
+    degrade_below: float = Field(default=0.55, ge=0, le=1)
+    break_below: float = Field(default=0.3, ge=0, le=1)
+# -- issue 7 section classes (recovery, metrics, replay, ASR) --
+
+
+class RecoverySettings(_Section):
+    """Bytewax recovery: snapshots of every stateful step, resumed after a crash or a kill."""
+
+    enabled: bool = Field(default=False, description="snapshot state and resume from the recovery dir")
+    dir: Path = Field(default=Path("var/recovery"), description="local dir of the recovery partitions (sqlite)")
+    partitions: int = Field(default=1, gt=0, description="partitions created by `recallflow recovery init`")
+    snapshot_interval_s: float = Field(default=10.0, gt=0, description="epoch length: state is snapshotted this often")
+    backup_interval_s: float = Field(default=0.0, ge=0, description="keep superseded snapshots this long (for backups)")
+
+
+class MetricsSettings(_Section):
+    """Event-time tumbling windows over the decision points (SPEC §5.10) and where they go."""
+
+    enabled: bool = True
+    window_s: int = Field(default=60, gt=0, description="tumbling window length, event time")
+    allowed_lateness_s: float = Field(default=5.0, ge=0, description="event-time slack before a window closes")
+    replay_lateness_s: float | None = Field(
+        default=None, ge=0, description="slack in a replay; None: a replay's windows close at the end of its input"
+    )
+    stage_latency: bool = Field(default=True, description="measure per-stage processing latency of each turn")
+    path: Path = Field(default=Path("var/metrics.jsonl"), description="every closed window, one JSON line (charts)")
+    redis: bool | None = Field(default=None, description="hash per window in Redis; None: on for `run`, off for replay")
+    redis_prefix: str = "metrics"
+    redis_ttl_s: int = Field(default=7 * 24 * 3600, gt=0)
+    prometheus_port: int | None = Field(default=None, ge=0, le=65535, description="serve /metrics here; None: off")
+    prometheus_host: str = Field(default="127.0.0.1", description="bind address of the endpoint (0.0.0.0 in a pod)")
+    catalog: Path | None = Field(default=None, description="metric kinds and alert thresholds (YAML); None: packaged")
+
+
+class ReplaySettings(_Section):
+    rate: float | None = Field(default=None, gt=0, description="events per second; None: full speed")
+    batch_size: int = Field(default=64, gt=0)
+
+
+class AsrSettings(_Section):
+    model_dir: Path | None = Field(default=None, description="CTranslate2 Whisper dir; None: the packaged base model")
+    cache_dir: Path = Field(
+        default=Path("~/.cache/recallflow/whisper-base"), description="where the joined model lives"
+    )
+    compute_type: str = "int8"
+    beam_size: int = Field(default=5, gt=0)
+    cpu_threads: int = Field(default=1, gt=0)
+    pause_ms: int = Field(default=300, ge=0, description="a gap between words at least this long is a pause")
+    turn_gap_ms: int = Field(default=1500, ge=0, description="a gap at least this long starts a new ASR event")
+    initial_prompt: str | None = Field(default=None, description="text that primes the decoder (vocabulary, script)")
+
+
+class CorefSettings(_Section):
+    """Coreference with dynamic windows (SPEC §5.2)."""
+
+    lexicon_path: Path | None = Field(default=None, description="coreference lexicon YAML; None: the packaged one")
+    entities_path: Path | None = Field(default=None, description="typed entity dictionary YAML; None: the packaged one")
+    window: int = Field(default=50, gt=0, description="mentions an anaphor is resolved against")
+    wide_window: int = Field(default=80, gt=0, description="the same with a back-reference cue (上次, 刚才, earlier)")
+    idle_ttl_s: float = Field(default=3600.0, gt=0, description="drop a session's mentions after this long idle")
+    end_grace_s: float = Field(default=30.0, ge=0, description="keep them this long after SessionEnd for late turns")
+    reload_check_s: float = Field(default=1.0, ge=0, description="how often the data files are checked for edits")
+
+    @model_validator(mode="after")
+    def _windows(self) -> CorefSettings:
+        if self.wide_window < self.window:
+            raise ValueError("coref.wide_window must be at least coref.window")
+        return self
+
+
+class TermsSettings(_Section):
+    """Term whitelist and authority lexicon (SPEC §5.3)."""
+
+    term_files: tuple[Path, ...] | None = Field(default=None, description="term lists, one term a line; None: packaged")
+    authority_path: Path | None = Field(default=None, description="authority words, one a line; None: packaged")
+    short_sentence_chars: int = Field(default=20, gt=0, description="shorter sentences holding a term skip entropy")
+    shortcut_entropy: float = Field(default=0.1, ge=0, le=1, description="the entropy such a sentence gets")
+    authority_entropy_floor: float = Field(
+        default=0.5, ge=0, le=1, description="minimum entropy of an authority sentence"
+    )
+    reload_check_s: float = Field(default=1.0, ge=0, description="how often the data files are checked for edits")
+
+
 class ServeSettings(_Section):
     """`recallflow serve`: the HTTP API and inspector (docs/serve.md)."""
 
@@ -170,7 +280,7 @@ class ServeSettings(_Section):
         default=None, description="where POST /recall results are appended; None: api_recall.jsonl beside the dead letters"
     )
     metrics_path: Path | None = Field(
-        default=None, description="WindowMetrics JSONL of the flow; None: metrics.jsonl beside the dead letters"
+        default=None, description="WindowMetrics JSONL of the flow; None: metrics.path (issue 7's sink)"
     )
     health_windows: int = Field(default=12, gt=0, le=500, description="windows shown in the health panel")
     health_window_s: int = Field(default=60, gt=0, description="window length when counts are computed here")
@@ -221,6 +331,8 @@ class Settings(BaseSettings):
     deadletter: DeadLetterSettings = DeadLetterSettings()
 
     # -- issue 3 sections (coref, terms) --
+    coref: CorefSettings = CorefSettings()
+    terms: TermsSettings = TermsSettings()
 
     # -- issue 9 sections (tagger, entropy) --
 
@@ -236,6 +348,10 @@ class Settings(BaseSettings):
     responder: ResponderSettings = ResponderSettings()
 
     # -- issue 7 sections (recovery, metrics) --
+    recovery: RecoverySettings = RecoverySettings()
+    metrics: MetricsSettings = MetricsSettings()
+    replay: ReplaySettings = ReplaySettings()
+    asr: AsrSettings = AsrSettings()
 
     # -- issue 10 sections (serve) --
     serve: ServeSettings = ServeSettings()

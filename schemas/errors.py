@@ -3,7 +3,8 @@
     RecallFlowError                      root: catch this to catch everything of ours
     ├── ConfigurationError               bad settings, missing model, unknown backend: fail at start
     │   └── ResourceFileError            a data file (lexicon, table, calendar) is missing or invalid
-    │       └── TransitionTableError     a task transition table names unknown stages/actions/modes
+    │       ├── TransitionTableError     a task transition table names unknown stages/actions/modes
+    │       └── LexiconError             a lexicon, dictionary or term file is missing or malformed
     ├── InputError                       one bad input record: dead-letter it, keep the flow going
     │   ├── MalformedEventError          not UTF-8, not JSON, not a JSON object, too deep
     │   ├── OversizedEventError          raw bytes or text over the configured limit
@@ -18,7 +19,9 @@
         ├── StateMirrorError             Redis mirror write/read failed
         ├── BrokerError                  Kafka admin/produce failed
         ├── ChatEndpointError            chat endpoint down, slow or garbage after its retry (use the fallback)
-        └── VerifierError                a fact verifier (HTTP) failed, timed out or answered garbage
+        ├── VerifierError                a fact verifier (HTTP) failed, timed out or answered garbage
+        ├── MetricsExportError           Redis/Prometheus metrics export failed
+        └── TranscriptionError           an audio file could not be decoded or transcribed
 
 Each class says when it is raised and what the caller should do.
 """
@@ -49,6 +52,14 @@ class CyclePatternError(RecallFlowError):
     """Raised when a `cycle_pattern` is not one of the evaluable forms (every_monday, daily,
     weekdays, weekends, monthly_day_N, during_promotion[:ID]); the caller treats the memory as
     not currently applicable and should fix the lexicon that produced it."""
+
+
+class LexiconError(ResourceFileError):
+    """Raised when a lexicon, entity dictionary or term file cannot be read or parsed.
+
+    At start it fails the flow (fix the file and restart); on a hot reload the caller logs it
+    and keeps using the last good version.
+    """
 
 
 class InputError(RecallFlowError):
@@ -121,6 +132,8 @@ class ChatEndpointError(SinkError):
         super().__init__(message)
         self.reason = reason
         self.attempts = attempts
+
+
 class VerifierError(SinkError):
     """Raised by a verifier in sinks/verifiers.py when its call fails, times out, is refused
     (HTTP 429/5xx) or answers something that is not a verdict. The recall guard records it as a
@@ -130,3 +143,11 @@ class VerifierError(SinkError):
         super().__init__(message)
         self.rate_limited = rate_limited
         self.timed_out = timed_out
+
+
+class MetricsExportError(SinkError):
+    """Raised when a windowed-metrics exporter (Redis hash, Prometheus endpoint) fails after retries."""
+
+
+class TranscriptionError(SinkError):
+    """Raised when an audio file cannot be read or transcribed; check the file and the ASR model."""

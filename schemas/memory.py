@@ -45,7 +45,19 @@ def memory_id(tenant_id: str, session_id: str, event_id: str, unit_index: int) -
     return str(uuid.uuid5(MEMORY_NAMESPACE, name))
 
 
+CorefKind = Literal["entity", "anaphor", "weak", "zero"]
+
+
 class CorefAnchor(Record):
+    """A structured coreference anchor (SPEC §5.2): the guess made explicit and traceable.
+
+    `kind`: an `entity` named in the unit itself (its own anchor), an `anaphor` (这家餐馆, it),
+    a `weak` reference bound by a descriptor (那个蓝色的盒子, the blue one), or a `zero` anaphor (a
+    question about an attribute with no referent said: 电话是多少？). `mention_span`: offsets of
+    `mention` in the turn text; `antecedent_span`: offsets of the antecedent in `context_window`
+    (the sentence where it was last named, in turn `antecedent_turn_id`).
+    """
+
     mention: str
     core_referent: str | None = None
     resolved_entity: str | None = None
@@ -55,6 +67,8 @@ class CorefAnchor(Record):
     context_window: str | None = None
     confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     needs_human_review: bool = False
+    kind: CorefKind = "anaphor"
+    mention_span: tuple[int, int] | None = None
 
 
 class TimeExpression(Record):

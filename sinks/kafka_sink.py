@@ -61,5 +61,9 @@ class KafkaRecordSink(DynamicSink[BaseModel]):
         self._topic = topic
         self._flush_timeout_s = flush_timeout_s
 
+    @property
+    def topic(self) -> str:
+        return self._topic
+
     def build(self, step_id: str, worker_index: int, worker_count: int) -> _KafkaPartition:
         return _KafkaPartition(self._config, self._topic, self._flush_timeout_s)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from schemas.events import ConversationEvent
-from schemas.memory import TimeExpression
+from schemas.memory import CorefAnchor, TimeExpression
 from schemas.session import TaskAnnotation
 from state.language import LangMix, Sentence, clean_text, language_mix, split_sentences
+from state.terms import SentenceNote
 from state.times import normalise_times
 
 
@@ -25,6 +26,10 @@ class Turn:
     task_id: str | None = None
 
     # -- write-time filters I (coreference, terms, authority): fields owned by issue 3 --
+    coref: tuple[CorefAnchor, ...] = ()  # anchors of the whole turn, in text order
+    terms: tuple[str, ...] = ()  # whitelisted terms of the turn, first occurrence order
+    sentence_notes: tuple[SentenceNote, ...] = ()  # one per sentence: terms, entropy shortcut, authority
+    priority_flag: bool = False  # any sentence holds an authority word
 
     # -- write-time filters II (intent/emotion tags, entropy): fields owned by issue 9 --
 

@@ -113,11 +113,11 @@ def _unit_metrics(units: Sequence[Mapping[str, Any]]) -> dict[str, float | None]
     review = sum(any(a.get("needs_human_review") for a in u["coref"]) for u in with_coref)
     entropies = [float(u.get("entropy", 0.0)) for u in units]
     return {
-        "units": float(n),
+        "memory_units": float(n),
         "coref_needs_review_rate": _rate(review, len(with_coref)),
         "priority_flag_rate": _rate(sum(bool(u.get("priority_flag")) for u in units), n),
         "low_confidence_rate": _rate(sum(float(u.get("confidence_score", 1.0)) < 0.5 for u in units), n),
-        "entropy_mean": sum(entropies) / n if n else None,
+        "entropy.mean": sum(entropies) / n if n else None,
         "merged_rate": _rate(sum(bool(u.get("merged_from")) for u in units), n),
         "transient_rate": _rate(sum((u.get("validity") or {}).get("validity_type") == "transient" for u in units), n),
     }
@@ -141,7 +141,7 @@ def _recall_metrics(recalls: Sequence[RecallResult]) -> dict[str, float | None]:
     checked = failed + sum(d in _VERIFIED for d in decisions)
     return {
         "recalls": float(len(recalls)),
-        "empty_recall_rate": _rate(sum(not r.cues for r in recalls), len(recalls)),
+        "recall_empty_rate": _rate(sum(not r.cues for r in recalls), len(recalls)),
         "temporal_verification_fail_rate": _rate(failed, checked),
     }
 

@@ -244,8 +244,12 @@ class MetricsLog:
             self._log = JsonlLog((path,), WindowMetrics, self._add, self._windows.clear, interval_s)
 
     def _add(self, w: WindowMetrics) -> None:
-        # A window may be re-emitted (late events, at-least-once): the last version wins.
-        self._windows[(w.window_start.isoformat(), w.window_end.isoformat())] = w
+        # A window is re-emitted with a higher revision when late items are folded in, and may be
+        # written twice (at-least-once): keep the highest revision, the later line on a tie.
+        key = (w.window_start.isoformat(), w.window_end.isoformat())
+        old = self._windows.get(key)
+        if old is None or w.revision >= old.revision:
+            self._windows[key] = w
 
     def present(self) -> bool:
         return self.path is not None and self.path.exists()

@@ -72,7 +72,7 @@ def build_context(
         settings=settings,
         store=lease,
         records=records,
-        metrics_log=MetricsLog(cfg.metrics_path or where / "metrics.jsonl"),
+        metrics_log=MetricsLog(cfg.metrics_path or settings.metrics.path),
         points=load_points(),
         keys=keys,
         recaller=recaller,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -18,6 +19,10 @@ from schemas.memory import EmbeddedUnit
 from sinks.store.base import MemoryStore, StoredPoint
 
 log = logging.getLogger(__name__)
+# Workers of one process share one store handle and build their sink partitions at the same
+# time: creating the collection must happen once, not race (qdrant-edge fails with "Shard is
+# not initialized" when two threads create the same shard).
+_ENSURE_LOCK = threading.Lock()
 
 
 def to_points(items: Sequence[EmbeddedUnit]) -> list[StoredPoint]:
@@ -57,5 +62,6 @@ class StoreSink(DynamicSink[EmbeddedUnit]):
 
     def build(self, step_id: str, worker_index: int, worker_count: int) -> _StorePartition:
         store = self._open_store()
-        store.ensure_collection(self._dim)
+        with _ENSURE_LOCK:
+            store.ensure_collection(self._dim)
         return _StorePartition(store, self._retries, self._backoff_s)

@@ -159,7 +159,7 @@ def test_inspector_opens_a_session_and_jumps_to_a_pasted_marker(served: tuple[st
     assert seen["compareRows"] >= 10  # why the top three won: one row per score component
     assert seen["hash"] == f"#recall={result['query_event_id']}"
     assert seen["healthRows"] > 5
-    assert "computed" in seen["healthSource"]
+    assert seen["healthSource"] == "from the flow's metrics"  # the replay wrote its window metrics
     assert seen["errors"] == []
     assert shot.stat().st_size > 10_000
     target = os.environ.get("RECALLFLOW_E2E_SCREENSHOT")

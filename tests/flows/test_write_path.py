@@ -61,7 +61,7 @@ def test_times_are_computed_from_each_events_own_ts(static_embedder: Embedder, c
     assert starts == {
         "a": "2026-01-02T15:00:00+00:00",
         "b": "2026-06-16T15:00:00+00:00",
-        "c": "2026-06-16T00:00:00+00:00",
+        "c": "2026-06-23T00:00:00+00:00",  # a Monday: "next Tuesday" is the Tuesday of next week
     }
     assert {p.unit.times[0].original_form for p in points} == {"明天下午三点", "next Tuesday"}
 

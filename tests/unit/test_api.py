@@ -129,10 +129,10 @@ def test_post_recall_never_returns_another_tenants_memory(client: TestClient) ->
 def test_decision_health_counts_only_the_callers_records(client: TestClient) -> None:
     acme = client.get("/decision-health", headers=as_tenant("acme")).json()
     globex = client.get("/decision-health", headers=as_tenant("globex")).json()
-    units = {p["key"]: p for p in acme["points"]}["units"]
+    units = {p["key"]: p for p in acme["points"]}["memory_units"]
     assert acme["source"] == "computed"
     assert sum(v or 0 for v in units["values"]) == 4
-    assert sum(v or 0 for v in {p["key"]: p for p in globex["points"]}["units"]["values"]) == 2
+    assert sum(v or 0 for v in {p["key"]: p for p in globex["points"]}["memory_units"]["values"]) == 2
 
 
 # -- recall --------------------------------------------------------------------------------

@@ -175,24 +175,24 @@ def test_records_index_recalls_by_tenant_and_marker(tmp_path: Path) -> None:
 def test_metrics_log_keeps_the_last_version_of_each_window(tmp_path: Path) -> None:
     path = tmp_path / "metrics.jsonl"
     ws = [
-        WindowMetrics(window_start=T0, window_end=T0 + timedelta(minutes=1), counters={"units": 1}, gauges={}),
-        WindowMetrics(window_start=T0, window_end=T0 + timedelta(minutes=1), counters={"units": 5}, gauges={}),
+        WindowMetrics(window_start=T0, window_end=T0 + timedelta(minutes=1), counters={"memory_units": 1}, gauges={}),
+        WindowMetrics(window_start=T0, window_end=T0 + timedelta(minutes=1), counters={"memory_units": 5}, gauges={}),
         WindowMetrics(
             window_start=T0 + timedelta(minutes=1),
             window_end=T0 + timedelta(minutes=2),
-            counters={"units": 2},
+            counters={"memory_units": 2},
             gauges={"intent_chain_stability": 0.5},
         ),
     ]
     path.write_text("".join(w.model_dump_json() + "\n" for w in ws), encoding="utf-8")
     log = MetricsLog(path, interval_s=0)
     assert log.present()
-    assert [w.counters["units"] for w in log.last(5)] == [5, 2]
+    assert [w.counters["memory_units"] for w in log.last(5)] == [5, 2]
     panel = flow_panel(load_points().get(), log.last(5), detail="test")
     points = {p.key: p for p in panel.points}
     assert panel.source == "flow_metrics"
     assert panel.window_s == 60
-    assert points["units"].values == [5.0, 2.0]
+    assert points["memory_units"].values == [5.0, 2.0]
     assert points["intent_chain_stability"].status == "alert"  # 0.5 < 0.85
     assert points["state_machine_miss_rate"].status == "no_data"
     assert not MetricsLog(None).present()
@@ -260,7 +260,7 @@ def test_computed_panel_counts_per_window() -> None:
     assert len(starts) == len(set(starts))
     assert starts == sorted(starts)
     first = starts.index(T0)
-    assert v["units"][first] == 2
+    assert v["memory_units"][first] == 2
     assert v["coref_needs_review_rate"][first] == 0.5
     assert v["priority_flag_rate"][first] == 0.5
     assert v["low_confidence_rate"][first] == 0.5
@@ -302,7 +302,7 @@ def test_computed_rates_are_rates(rows: list[tuple[int, float, bool, str]], wind
         for val in p.values:
             if val is not None and p.key.endswith("_rate"):
                 assert 0.0 <= val <= 1.0
-        if p.key == "units":
+        if p.key == "memory_units":
             total = sum(x or 0 for x in p.values)
     if len({window_start(T0 + timedelta(seconds=s), window_s) for s, *_ in rows}) <= n:
         assert total == len(rows)
