@@ -277,42 +277,13 @@ class ServeSettings(_Section):
         default=(), description="RecallResult JSONL files to index; empty: recall.jsonl beside the dead letters"
     )
     api_recall_log: Path | None = Field(
-        default=None, description="where POST /recall results are appended; None: api_recall.jsonl beside the dead letters"
+        default=None, description="POST /recall results are appended here; None: api_recall.jsonl by the dead letters"
     )
     metrics_path: Path | None = Field(
         default=None, description="WindowMetrics JSONL of the flow; None: metrics.path (issue 7's sink)"
     )
     health_windows: int = Field(default=12, gt=0, le=500, description="windows shown in the health panel")
     health_window_s: int = Field(default=60, gt=0, description="window length when counts are computed here")
-class RecallSettings(_Section):
-    """Scored recall (SPEC §5.8). Weights and lexicon are data files, hot-reloaded."""
-
-    enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
-    candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
-    context_turns: int = Field(default=3, ge=0, le=3, description="last turns kept as immediate context (not retrieved)")
-    recent_limit: int = Field(default=5, ge=0, le=50, description="recent actions read from the 7-day tier")
-    recent_window_s: int = Field(default=7 * 24 * 3600, gt=0, description="recent-actions tier window and TTL")
-    weights_path: Path | None = Field(default=None, description="recall weights YAML (default: packaged)")
-    lexicon_path: Path | None = Field(default=None, description="recall lexicon YAML (default: packaged)")
-    skip_verification: bool = Field(default=False, description="override switch: treat transient facts as unverified")
-    verify_wait_ms: float = Field(default=250.0, gt=0, description="longest recall waits for verifiers; late answers are cached")
-    answer_ttl_s: float = Field(default=60.0, ge=0, description="a verifier answer this recent counts as fresh")
-    trigger_roles: tuple[str, ...] = Field(default=("customer",), description="speaker roles whose turns trigger recall")
-
-
-class VerifierSettings(_Section):
-    """Verifiers per fact kind and the tool guard in front of them."""
-
-    endpoints: dict[str, str] = Field(default_factory=dict, description='fact kind → URL, e.g. {"warehouse_status": "http://…"}')
-    fallback_values: dict[str, str] = Field(default_factory=dict, description="fact kind → value served when degraded")
-    timeout_s: float = Field(default=2.0, gt=0)
-    max_workers: int = Field(default=4, gt=0)
-    per_user_per_minute: int = Field(default=3, gt=0)
-    slow_p95_ms: float = Field(default=1200.0, gt=0)
-    breaker_failures: int = Field(default=2, gt=0)
-    breaker_s: float = Field(default=900.0, gt=0)
-    degrade_below: float = Field(default=0.55, ge=0, le=1)
-    break_below: float = Field(default=0.3, ge=0, le=1)
 
 
 class Settings(BaseSettings):
