@@ -110,7 +110,8 @@ class VerificationGuard:
         for idx, req in items:
             verifier = self._registry.get(req.kind)
             if verifier is None:
-                outcomes[idx] = VerifyOutcome("failed", f"no verifier registered for {req.kind!r}")
+                # Nothing to ask is not a failed check: keep the stored value, flagged as unverified.
+                outcomes[idx] = self._fallback(req.kind, "no verifier registered")
                 continue
             key = (req.kind, req.subject)
             with self._lock:
