@@ -26,7 +26,8 @@ $(STAMP): pyproject.toml
 demo: setup
 	rm -rf var/demo
 	RECALLFLOW_STORE__PATH=var/demo/store RECALLFLOW_DEADLETTER__PATH=var/demo/deadletter.jsonl \
-	  COLUMNS=$${COLUMNS:-160} $(BIN)/recallflow replay examples/demo.jsonl --show 20
+	  RECALLFLOW_TASK__ARCHIVED_PATH=var/demo/archived_tasks.jsonl RECALLFLOW_TASK__STATE_LOG_PATH=var/demo/task_states.jsonl \
+	  RECALLFLOW_METRICS__PATH=var/demo/metrics.jsonl COLUMNS=$${COLUMNS:-160} $(BIN)/recallflow replay examples/demo.jsonl --show 20
 	@echo "--- dead letters (var/demo/deadletter.jsonl):"
 	@cut -c1-220 var/demo/deadletter.jsonl
 	RECALLFLOW_STORE__PATH=var/demo/store COLUMNS=$${COLUMNS:-160} \

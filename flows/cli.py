@@ -61,6 +61,7 @@ class _Tally:
         self.lock = threading.Lock()
         self.events = 0
         self.sessions: set[str] = set()
+        self.seen: set[tuple[str, str]] = set()
         self.dead: Counter[str] = Counter()
         self.archived = 0
 
@@ -70,19 +71,23 @@ class _TallyPartition(StatelessSinkPartition[object]):
         self._tally, self._progress, self._task = tally, progress, task
 
     def write_batch(self, items: list[object]) -> None:
+        lines = 0
         with self._tally.lock:
             for item in items:
                 if isinstance(item, DeadLetter):
                     self._tally.dead[item.error_type] += 1
+                    lines += 1
                 elif isinstance(item, ArchivedTask):
-                    # Archiving also emits the cleared state: that one is not an event.
                     self._tally.archived += 1
-                    self._tally.events -= 1
-                elif isinstance(item, SessionState):
-                    self._tally.events += 1
-                    self._tally.sessions.add(item.session_id)
-        if self._progress is not None and self._task is not None:
-            self._progress.update(self._task, advance=len(items))
+                elif isinstance(item, SessionState) and item.last_event_id is not None:
+                    # Archiving and timers re-emit a session's state: count each event once.
+                    if (item.session_id, item.last_event_id) not in self._tally.seen:
+                        self._tally.seen.add((item.session_id, item.last_event_id))
+                        self._tally.events += 1
+                        self._tally.sessions.add(item.session_id)
+                        lines += 1
+        if self._progress is not None and self._task is not None and lines:
+            self._progress.update(self._task, advance=lines)
 
 
 class _TallySink(DynamicSink[object]):
