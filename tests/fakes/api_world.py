@@ -210,6 +210,7 @@ def build_world(tmp: Path, embedder: Embedder, **serve: Any) -> World:
         embedder={"kind": "static"},
         deadletter={"path": run / "deadletter.jsonl"},
         task={"state_log_path": run / "task_states.jsonl", "archived_path": run / "archived_tasks.jsonl"},
+        metrics={"path": run / "metrics.jsonl"},  # never the cwd's var/metrics.jsonl
         store={"path": tmp / "store"},
         serve=serve,
     )
