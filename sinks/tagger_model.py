@@ -1,0 +1,6 @@
+"""placeholder"""
+from pathlib import Path
+def default_head():
+    return None
+def load_head(path: Path):
+    return None
