@@ -2,7 +2,8 @@
 
     input → parse & validate ──errors──> dead letters
           → key by session_id → session state ──> state mirror
-          → normalise (language mix, sentences, times) → memory units
+          → normalise (language mix, sentences, times)
+          → intent & emotion tagging → entropy windows (unit cut) → memory units
           → embed → memory store (idempotent upsert) [+ memory topic]
 """
 
@@ -16,6 +17,7 @@ from bytewax.dataflow import Dataflow
 
 from flows.io import InputSpec, OutputSpec
 from flows.settings import Settings
+from flows.tagging_stage import write_filters_ii
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
 from operators.normalise import normalise
@@ -63,6 +65,7 @@ def build_flow(
     # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --
 
     # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
+    turns = write_filters_ii(settings, turns, steps, embedder=embedder, clock=clock)
 
     # -- → task state machine, goal anchoring, temporal validity (issue 4) --
 

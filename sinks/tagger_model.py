@@ -1,4 +1,4 @@
-"""placeholder"""
+"""placeholder (replaced below)"""
 from pathlib import Path
 def default_head():
     return None

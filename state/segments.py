@@ -90,6 +90,8 @@ class SegmentTags:
     pressure: float = 0.0
     hedged: bool = False
     apology_inverted: bool = False
+    kind: str = "statement"  # the unit type this segment would have alone (MemoryUnit.unit_type)
+    topic: str | None = None
     cues: tuple[str, ...] = ()
 
 

@@ -1,18 +1,14 @@
 """The tagging lexicon as data: load, validate, compile, hot-reload (SPEC §5.4, §6).
 
 Input: `state/resources/tagging.yaml` (or a path from settings). Output: a compiled,
-immutable `TagLexicon`. State: `LexiconFile` keeps the last good lexicon and the file's mtime;
-`get()` re-reads the file when its mtime changes (checked at most once per `check_every_s`).
-A broken edit at start raises `ConfigurationError`; a broken edit while running keeps the last
+immutable `TagLexicon`. `lexicon_file()` follows the file's edits (state/hot_reload.py): a
+broken file at start raises `ConfigurationError`; a broken edit while running keeps the last
 good lexicon and logs the reason, so a typo never stops the flow.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,8 +16,7 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigurationError
-
-log = logging.getLogger(__name__)
+from state.hot_reload import HotFile
 
 DEFAULT_LEXICON = Path(__file__).resolve().parent / "resources" / "tagging.yaml"
 CLASSES: tuple[str, ...] = ("commitment", "clarify", "question", "request", "refuse", "neutral")
@@ -196,47 +191,6 @@ def load_lexicon(path: Path = DEFAULT_LEXICON) -> TagLexicon:
         raise ConfigurationError(f"tagging lexicon {path}: {exc}") from exc
 
 
-class LexiconFile:
-    """A lexicon that follows its file: `get()` returns the current version (hot reload).
-
-    The first load happens in the constructor, so a bad file fails at start.
-    """
-
-    def __init__(self, path: Path = DEFAULT_LEXICON, *, check_every_s: float = 1.0) -> None:
-        self.path = path
-        self._check_every = check_every_s
-        self._lock = threading.Lock()
-        self._mtime = self._stat()
-        self._lexicon = load_lexicon(path)
-        self._checked = time.monotonic()
-
-    def _stat(self) -> float:
-        try:
-            return self.path.stat().st_mtime
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read tagging lexicon {self.path}: {exc}") from exc
-
-    def get(self) -> TagLexicon:
-        now = time.monotonic()
-        if now - self._checked < self._check_every:
-            return self._lexicon
-        with self._lock:
-            self._checked = now
-            try:
-                mtime = self._stat()
-            except ConfigurationError as exc:
-                log.error('{"event": "lexicon_reload_failed", "path": "%s", "reason": "%s"}', self.path, exc)
-                return self._lexicon
-            if mtime == self._mtime:
-                return self._lexicon
-            self._mtime = mtime  # a broken version is reported once, not on every check
-            try:
-                self._lexicon = load_lexicon(self.path)
-                log.info('{"event": "lexicon_reloaded", "path": "%s"}', self.path)
-            except ConfigurationError as exc:
-                # Keep serving the last good version: a typo in a live edit never stops the flow.
-                log.error('{"event": "lexicon_reload_failed", "path": "%s", "reason": "%s"}', self.path, exc)
-        return self._lexicon
-
-    def __call__(self) -> TagLexicon:
-        return self.get()
+def lexicon_file(path: Path = DEFAULT_LEXICON, *, check_every_s: float = 1.0) -> HotFile[TagLexicon]:
+    """The lexicon at `path`, following its edits (hot reload)."""
+    return HotFile(path, load_lexicon, check_every_s=check_every_s)

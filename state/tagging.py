@@ -107,7 +107,13 @@ def rule_emotion(text: str, lex: TagLexicon) -> tuple[float, float, float, float
     langs = _langs(text)
     out = []
     for dim in lex.emotions:
-        value = dim.base + sum(c.weights[0] for c in dim.cues if c.lang in langs and c.regex.search(text))
+        value = dim.base
+        for cue in dim.cues:
+            if cue.lang in langs:
+                # Repeated evidence counts, with diminishing returns: 1, 1.5, 2 × the weight.
+                hits = len({m.group(0) for m in cue.regex.finditer(text)})
+                if hits:
+                    value += cue.weights[0] * (1.0 + 0.5 * (min(hits, 3) - 1))
         out.append(min(1.0, max(0.0, value)))
     return out[0], out[1], out[2], out[3]
 
@@ -193,6 +199,7 @@ def tag_segment(
         inverted = True
         fired = (*fired, "apology_inversion")
     pressure = lex.role_weights.get(role, 1.0) * stress
+    kind = segment_kind(norm, label, role, stress, lex)
     return SegmentTags(
         intent=tuple(float(p) for p in probs),
         label=label,
@@ -205,8 +212,54 @@ def tag_segment(
         pressure=pressure,
         hedged=is_hedged,
         apology_inverted=inverted,
+        kind=kind,
+        topic=segment_topic(norm, lex),
         cues=fired,
     )
+
+
+_KIND_OF_LABEL = {
+    "request": "action_request",
+    "commitment": "commitment",
+    "question": "question",
+    "clarify": "clarification",
+    "refuse": "refusal",
+}
+
+
+def _cue(lex: TagLexicon, kind: str, text: str) -> bool:
+    by_lang = lex.unit_cues.get(kind, {})
+    return any(p.search(text) for lang, p in by_lang.items() if lang in _langs(text))
+
+
+def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexicon) -> str:
+    """The unit type of a segment: smalltalk and complaints first, then the intent, then status.
+
+    >>> from state.tag_lexicon import load_lexicon
+    >>> lex = load_lexicon()
+    >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex), segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
+    ('smalltalk', 'status_update')
+    """
+    stripped = text.strip(" ，,。.!！~～")
+    if label == "neutral" and _cue(lex, "smalltalk", stripped):
+        return "smalltalk"
+    if role != "agent" and label in ("neutral", "question", "refuse") and _cue(lex, "complaint", text):
+        return "complaint"
+    if label in _KIND_OF_LABEL:
+        return _KIND_OF_LABEL[label]
+    if _cue(lex, "status_update", stripped):
+        return "status_update"
+    if role != "agent" and stress >= 0.7:
+        return "complaint"
+    return "statement"
+
+
+def segment_topic(text: str, lex: TagLexicon) -> str | None:
+    """The recall question class a segment is about (order, logistics, after_sales …), if any."""
+    for topic, pattern in lex.topics:
+        if pattern.search(text):
+            return topic
+    return None
 
 
 def _unit(x: float) -> float:

@@ -1,0 +1,81 @@
+"""Composition of the tagging and entropy stage (issue 9): settings → resources → operators.
+
+Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the optional
+trained head, and the per-segment embedder; then wires tagging → entropy, with each session's
+end merged in so both stages release and discard their per-session state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import bytewax.operators as op
+from bytewax.operators import KeyedStream
+
+from flows.settings import Settings
+from operators.entropy import EntropyOpConfig, window_entropy
+from operators.tagging import TaggingConfig, tag_turns
+from sinks.embedders import load_embedder
+from state.closing import closed_of
+from state.embedding import Embedder
+from state.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
+from state.hot_reload import HotFile
+from state.session import SessionStep
+from state.tag_lexicon import DEFAULT_LEXICON, load_lexicon
+from state.tagging import IntentHead, TagConfig
+from state.turn import Turn
+
+
+def tagging_head(settings: Settings) -> IntentHead | None:
+    """The configured head: shipped default, none, or a trained head file / fine-tuned model folder."""
+    spec = settings.tagging.head
+    if spec == "none":
+        return None
+    from sinks.tagger_model import default_head, load_head
+
+    return default_head() if spec == "default" else load_head(Path(spec))
+
+
+def segment_embedder(settings: Settings, store_embedder: Embedder) -> Embedder:
+    cfg = settings.entropy
+    return store_embedder if cfg.embedder == "same" else load_embedder(cfg.embedder, cfg.model)
+
+
+def write_filters_ii(
+    settings: Settings,
+    turns: KeyedStream[Turn],
+    steps: KeyedStream[SessionStep],
+    *,
+    embedder: Embedder,
+    clock: Callable[[], datetime],
+) -> KeyedStream[Turn]:
+    """Tagging then entropy windows; either can be switched off in settings."""
+    tcfg, ecfg = settings.tagging, settings.entropy
+    if not tcfg.enabled and not ecfg.enabled:
+        return turns
+    closed = op.filter_map_value("session_closed", steps, lambda step: closed_of(step.event))
+    items = op.merge("turns_and_closings", turns, closed)
+    if tcfg.enabled:
+        lexicon = HotFile(tcfg.lexicon_path or DEFAULT_LEXICON, load_lexicon)
+        tag_config = TaggingConfig(
+            tag=TagConfig(
+                clause_min_chars=tcfg.clause_min_chars,
+                head_weight=tcfg.head_weight,
+                head_emotion_weight=tcfg.head_emotion_weight,
+                context=tcfg.context,
+            ),
+            idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
+        )
+        items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=tagging_head(settings), clock=clock)
+    if not ecfg.enabled:
+        return op.filter_value("drop_closings", items, lambda item: isinstance(item, Turn))  # type: ignore[return-value]
+    seg_embedder = segment_embedder(settings, embedder)
+    table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
+    entropy_config = EntropyOpConfig(
+        entropy=EntropyConfig(lookahead=timedelta(seconds=ecfg.lookahead_s), embedder_name=seg_embedder.name),
+        hold_timeout=timedelta(seconds=max(ecfg.hold_timeout_s, ecfg.lookahead_s)),
+        idle_ttl=timedelta(seconds=ecfg.idle_ttl_s),
+    )
+    return window_entropy("entropy", items, entropy_config, table=table, embedder=seg_embedder, clock=clock)
