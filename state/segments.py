@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from state.language import Sentence
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_WORD = re.compile(r"[\w\u3400-\u9fff]")
 _ZH_CUT = re.compile(r"(?<=[，,；;])")
 _EN_CUT = re.compile(
     r"(?<=;)\s+|(?<=,)\s+(?=(?:but|however|also|and also|plus|by the way|btw|anyway|so|then|otherwise|although)\b)",
@@ -62,6 +63,11 @@ def segment_sentences(
     out: list[Segment] = []
     for index, sentence in enumerate(sentences):
         text = sentence.text
+        if out and not _WORD.search(text):
+            # Punctuation alone ("……" after a pause) belongs to the segment before it.
+            last = out[-1]
+            out[-1] = Segment(last.text + text, last.start, sentence.end, last.sentence)
+            continue
         if _CJK.search(text):
             spans = _pieces(text, _ZH_CUT, 2) if len(text) >= clause_min_chars else [(0, len(text))]
         else:

@@ -38,6 +38,8 @@ class Cue:
 class EmotionDim:
     base: float
     cues: tuple[Cue, ...]
+    valence_neg: float = 0.0  # weight of English negative valence (VADER), stress only
+    valence_pos: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +136,10 @@ def parse_lexicon(data: object) -> TagLexicon:
                 _compile(c.get("pattern"), f"emotion.{dim} cue {i}"), (float(c.get("w", 0.0)),))
             for i, c in enumerate(spec.get("cues", []))
         )
-        dims.append(EmotionDim(float(spec.get("base", 0.0)), dim_cues))
+        valence = spec.get("valence", {})
+        dims.append(
+            EmotionDim(float(spec.get("base", 0.0)), dim_cues, float(valence.get("neg", 0.0)), float(valence.get("pos", 0.0)))
+        )
     hedge = _section(data, "hedge")
     strength = tuple(
         StrengthRule(float(r["strength"]), _lang(r.get("lang", "any"), f"strength rule {i}"),

@@ -18,7 +18,8 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from functools import lru_cache
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -114,8 +115,27 @@ def rule_emotion(text: str, lex: TagLexicon) -> tuple[float, float, float, float
                 hits = len({m.group(0) for m in cue.regex.finditer(text)})
                 if hits:
                     value += cue.weights[0] * (1.0 + 0.5 * (min(hits, 3) - 1))
+        if (dim.valence_neg or dim.valence_pos) and "en" in langs:
+            compound = english_valence(text)
+            value += dim.valence_neg * max(0.0, -compound) - dim.valence_pos * max(0.0, compound)
         out.append(min(1.0, max(0.0, value)))
     return out[0], out[1], out[2], out[3]
+
+
+@lru_cache(maxsize=1)
+def _vader() -> Any:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    return SentimentIntensityAnalyzer()
+
+
+def english_valence(text: str) -> float:
+    """VADER compound valence in −1…1 (a lexicon with rules for negation, boosters, caps, "!").
+
+    >>> english_valence("this is terrible") < 0 < english_valence("this is great")
+    True
+    """
+    return float(_vader().polarity_scores(text)["compound"])
 
 
 def _has_any(text: str, words: tuple[str, ...]) -> bool:
@@ -177,7 +197,9 @@ def tag_segment(
     label = CLASSES[int(probs.argmax())]
     confidence = 0.75
     strength = 0.0
-    is_hedged = label == "commitment" and hedged(norm, lex)
+    # A promise read weakly (commitment cues fired, commitment ≥ 0.2) counts for the hedge rule too.
+    committed = label == "commitment" or (probs[COMMITMENT] >= 0.2 and _commitment_cue(fired, lex))
+    is_hedged = committed and hedged(norm, lex)
     if is_hedged:
         # A hedged promise about a negotiable object is a request for room, not a promise.
         moved = probs[COMMITMENT] * 0.8
@@ -260,6 +282,11 @@ def segment_topic(text: str, lex: TagLexicon) -> str | None:
         if pattern.search(text):
             return topic
     return None
+
+
+def _commitment_cue(fired: tuple[str, ...], lex: TagLexicon) -> bool:
+    names = set(fired)
+    return any(c.name in names and c.weights[COMMITMENT] > 0 for c in lex.intent_cues)
 
 
 def _unit(x: float) -> float:
