@@ -66,8 +66,8 @@ def read_set(folder: Path) -> list[Row]:
 
 
 def segments_of(text: str) -> list[str]:
-    mix = language_mix(text)
-    return [s.text for s in segment_sentences(split_sentences(clean_text(text, mix)))] or [text]
+    clean = clean_text(text, language_mix(text))
+    return [s.text for s in segment_sentences(split_sentences(clean), source=clean)] or [text]
 
 
 @dataclass

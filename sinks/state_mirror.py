@@ -23,7 +23,9 @@ KEY_PREFIX = "task_state:"
 
 
 def state_key(session_id: str) -> str:
-    """>>> state_key("s1")
+    """The Redis key of a session's mirrored state.
+
+    >>> state_key("s1")
     'task_state:s1'
     """
     return f"{KEY_PREFIX}{session_id}"

@@ -49,9 +49,14 @@ def _pieces(text: str, cut: re.Pattern[str], min_piece: int) -> list[tuple[int, 
 
 
 def segment_sentences(
-    sentences: tuple[Sentence, ...], *, clause_min_chars: int = 20, en_clause_min_chars: int = 60
+    sentences: tuple[Sentence, ...],
+    *,
+    clause_min_chars: int = 20,
+    en_clause_min_chars: int = 60,
+    source: str | None = None,
 ) -> tuple[Segment, ...]:
-    """Cut long sentences into clauses; short ones stay whole.
+    """Cut long sentences into clauses; short ones stay whole. `source` is the text the sentences
+    index into (exact segment text where a segment spans a gap).
 
     >>> from state.language import split_sentences
     >>> text = "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"
@@ -66,7 +71,8 @@ def segment_sentences(
         if out and not _WORD.search(text):
             # Punctuation alone ("……" after a pause) belongs to the segment before it.
             last = out[-1]
-            out[-1] = Segment(last.text + text, last.start, sentence.end, last.sentence)
+            gap = source[last.end : sentence.start] if source is not None else " " * (sentence.start - last.end)
+            out[-1] = Segment(last.text + gap + text, last.start, sentence.end, last.sentence)
             continue
         if _CJK.search(text):
             spans = _pieces(text, _ZH_CUT, 2) if len(text) >= clause_min_chars else [(0, len(text))]

@@ -29,7 +29,7 @@ def task_id_for(session_id: str, first_event_id: str, ts: datetime) -> str:
 
     >>> from datetime import UTC, datetime
     >>> task_id_for("s1", "e1", datetime(2026, 5, 3, tzinfo=UTC))
-    'TSK-2026-05-2b5d7f'
+    'TSK-2026-05-08c541'
     """
     digest = hashlib.sha256(f"{session_id}\x1f{first_event_id}".encode()).hexdigest()[:6]
     return f"TSK-{ts:%Y}-{ts:%m}-{digest}"

@@ -357,7 +357,7 @@ def tag_turn(
     state = state or TagState()
     ev = turn.event
     segments: tuple[Segment, ...] = turn.segments or segment_sentences(
-        turn.sentences, clause_min_chars=config.clause_min_chars
+        turn.sentences, clause_min_chars=config.clause_min_chars, source=turn.text
     )
     other_speaker = state.prev_speaker is not None and state.prev_speaker != (ev.speaker or ev.speaker_role)
     if not config.context:
