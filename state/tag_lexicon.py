@@ -32,6 +32,7 @@ class Cue:
     lang: str
     regex: re.Pattern[str]
     weights: tuple[float, ...]
+    group: str | None = None  # cues of one group overlap: the strongest counts fully, the rest a quarter
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,7 @@ def parse_lexicon(data: object) -> TagLexicon:
             lang=_lang(c.get("lang", "any"), f"intent cue {i}"),
             regex=_compile(c.get("pattern"), f"intent cue {c.get('name', i)}"),
             weights=_class_vector(c.get("w", {}), f"intent cue {c.get('name', i)}"),
+            group=str(c["group"]) if c.get("group") else None,
         )
         for i, c in enumerate(intent.get("cues", []))
     )

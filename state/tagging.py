@@ -94,10 +94,19 @@ def rule_logits(text: str, lex: TagLexicon, prev_intent: str | None) -> tuple[Ve
     langs = _langs(text)
     logits = np.array(lex.bias, dtype=np.float64)
     fired: list[str] = []
+    grouped: dict[str, list[tuple[float, ...]]] = {}
     for cue in lex.intent_cues:
         if cue.lang in langs and cue.regex.search(text):
-            logits += cue.weights
             fired.append(cue.name)
+            if cue.group is None:
+                logits += cue.weights
+            else:
+                grouped.setdefault(cue.group, []).append(cue.weights)
+    for members in grouped.values():
+        w = np.array(members, dtype=np.float64)
+        pos = np.clip(w, 0.0, None)
+        # Overlapping evidence (a "?" and a "吗" and a "什么"): the strongest counts, the rest a quarter.
+        logits += pos.max(axis=0) + 0.25 * (pos.sum(axis=0) - pos.max(axis=0)) + np.clip(w, None, 0.0).sum(axis=0)
     if prev_intent is not None and prev_intent in lex.context:
         logits += lex.context[prev_intent]
         fired.append(f"after_{prev_intent}")
