@@ -137,16 +137,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-context", action="store_true", help="ignore the previous turn")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    from evals.embed_cache import DiskCachedEmbedder
     from evals.heads import head_for
+    from sinks.embedders import load_embedder
+    from sinks.tagger_model import EmbeddingHead
 
     lex = load_lexicon()
     head = head_for(args.head)
     config = TagConfig(context=not args.no_context)
+    if isinstance(head, EmbeddingHead):
+        # Same vectors as the flow's, kept on disk between runs (var/eval_cache/).
+        cached = DiskCachedEmbedder(load_embedder(head.embedder_kind, head.embedder_model))
+        head.bind(cached)
     results: list[dict[str, object]] = []
     cache: dict[str, tuple[list[Row], Predictions]] = {}
     for name, rows in iter_sets(args.data, tuple(dict.fromkeys(INTENT_SETS + STRESS_SETS))):
         started = time.perf_counter()
-        preds = predict(rows, lex, head, config)
+        # With the head off for intent (head_weight 0), a set without emotion labels gets the exact
+        # same intent predictions without it: skip the embedding work there.
+        needs_head = name in STRESS_SETS or config.head_weight > 0
+        preds = predict(rows, lex, head if needs_head else None, config)
         per_turn_ms = (time.perf_counter() - started) / max(1, len(rows)) * 1e3
         cache[name] = (rows, preds)
         if name in INTENT_SETS:
@@ -157,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
             rep = stress_report(name, rows, preds.stress)
             rep.update(metric="stress_auroc", target=TARGETS[f"{name}_stress"])
             results.append(rep)
+    if isinstance(head, EmbeddingHead):
+        cached.save()
     if args.kfold:
         from evals.kfold import kfold_reports
 

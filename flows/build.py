@@ -65,7 +65,8 @@ def build_flow(
     # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --
 
     # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
-    turns = write_filters_ii(settings, turns, steps, embedder=embedder, clock=clock)
+    # (returns the store embedder behind the cache the tagger's head shares, used by `embed` below)
+    turns, embedder = write_filters_ii(settings, turns, steps, embedder=embedder, clock=clock)
 
     # -- → task state machine, goal anchoring, temporal validity (issue 4) --
 

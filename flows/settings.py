@@ -84,8 +84,8 @@ class TaggingSettings(_Section):
         description="'default' (shipped heads on static embeddings), 'none' (lexicon only), "
         "or a trained head file / fine-tuned model folder from `recallflow train-tagger`",
     )
-    head_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="log-linear blend of head and lexicon intent")
-    head_emotion_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    head_weight: float = Field(default=0.0, ge=0.0, le=1.0, description="log-linear blend of head and lexicon intent")
+    head_emotion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="linear blend of head and lexicon emotion")
     context: bool = Field(default=True, description="read the other speaker's previous main intent")
     clause_min_chars: int = Field(default=20, gt=0, description="cut Chinese sentences this long at ，；")
     idle_ttl_s: float = Field(default=3600.0, gt=0)

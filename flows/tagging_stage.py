@@ -18,6 +18,8 @@ from flows.settings import Settings
 from operators.entropy import EntropyOpConfig, window_entropy
 from operators.tagging import TaggingConfig, tag_turns
 from sinks.embedders import load_embedder
+from sinks.embedding_cache import CachedEmbedder
+from sinks.tagger_model import EmbeddingHead, default_head, load_head
 from state.closing import closed_of
 from state.embedding import Embedder
 from state.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
@@ -33,8 +35,6 @@ def tagging_head(settings: Settings) -> IntentHead | None:
     spec = settings.tagging.head
     if spec == "none":
         return None
-    from sinks.tagger_model import default_head, load_head
-
     return default_head() if spec == "default" else load_head(Path(spec))
 
 
@@ -50,11 +50,15 @@ def write_filters_ii(
     *,
     embedder: Embedder,
     clock: Callable[[], datetime],
-) -> KeyedStream[Turn]:
-    """Tagging then entropy windows; either can be switched off in settings."""
+) -> tuple[KeyedStream[Turn], Embedder]:
+    """Tagging then entropy windows; either can be switched off in settings.
+
+    Returns the tagged, cut turns and the store embedder to use downstream: when the head reads
+    the store's model, both go through one shared cache, so a unit's vector is computed once.
+    """
     tcfg, ecfg = settings.tagging, settings.entropy
     if not tcfg.enabled and not ecfg.enabled:
-        return turns
+        return turns, embedder
     closed = op.filter_map_value("session_closed", steps, lambda step: closed_of(step.event))
     items = op.merge("turns_and_closings", turns, closed)
     if tcfg.enabled:
@@ -68,9 +72,13 @@ def write_filters_ii(
             ),
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
-        items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=tagging_head(settings), clock=clock)
+        head = tagging_head(settings)
+        if isinstance(head, EmbeddingHead) and head.embedder_name == embedder.name:
+            embedder = CachedEmbedder(embedder)
+            head.bind(embedder)
+        items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
     if not ecfg.enabled:
-        return op.filter_value("drop_closings", items, lambda item: isinstance(item, Turn))  # type: ignore[return-value]
+        return op.filter_value("drop_closings", items, lambda item: isinstance(item, Turn)), embedder  # type: ignore[return-value]
     seg_embedder = segment_embedder(settings, embedder)
     table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
     entropy_config = EntropyOpConfig(
@@ -78,4 +86,5 @@ def write_filters_ii(
         hold_timeout=timedelta(seconds=max(ecfg.hold_timeout_s, ecfg.lookahead_s)),
         idle_ttl=timedelta(seconds=ecfg.idle_ttl_s),
     )
-    return window_entropy("entropy", items, entropy_config, table=table, embedder=seg_embedder, clock=clock)
+    cut = window_entropy("entropy", items, entropy_config, table=table, embedder=seg_embedder, clock=clock)
+    return cut, embedder

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ import numpy.typing as npt
 
 from schemas.errors import ConfigurationError, ModelError
 from sinks.embedders import load_embedder
+from state.embedding import Embedder
 from state.tag_lexicon import CLASSES, EMOTIONS
 
 DEFAULT_HEAD = Path(__file__).resolve().parent / "resources" / "tagger_head.json"
@@ -66,6 +66,16 @@ class EmbeddingHead:
             raise ConfigurationError(
                 f"tagger head {source}: trained on {self._w1.shape[0]}-dim vectors, embedder gives {self._embedder.dim}"
             )
+
+    @property
+    def embedder_name(self) -> str:
+        return self._embedder.name
+
+    def bind(self, embedder: Embedder) -> None:
+        """Read vectors through `embedder` (e.g. the store's cached one) when it is the same model."""
+        if embedder.name != self._embedder.name or embedder.dim != self._embedder.dim:
+            raise ConfigurationError(f"{self.name} was trained on {self._embedder.name}, not {embedder.name}")
+        self._embedder = embedder
 
     def forward(self, vectors: npt.NDArray[np.floating]) -> tuple[Vector, Vector]:
         hidden = np.maximum(0.0, np.asarray(vectors, dtype=np.float64) @ self._w1 + self._b1)
@@ -135,7 +145,8 @@ def load_head(path: Path) -> EmbeddingHead | TransformerHead:
     return EmbeddingHead(weights, source=str(path))
 
 
-@lru_cache(maxsize=1)
 def default_head() -> EmbeddingHead | None:
-    """The shipped head (trained only on the project's own examples), or None if none ships."""
+    """The shipped head (trained only on the project's own examples), or None if none ships.
+
+    A fresh instance each call: a flow may bind it to its own cached embedder."""
     return load_head(DEFAULT_HEAD) if DEFAULT_HEAD.exists() else None  # type: ignore[return-value]

@@ -106,15 +106,19 @@ def fit_dual_head(
             loss = loss + ((pred - torch.nan_to_num(ye)) ** 2)[has_e].mean() * 4.0
         loss.backward()
         opt.step()
+    def rows(t: Any) -> Any:
+        # Five significant digits: the file stays small and the outputs change by < 1e-4.
+        return np.vectorize(lambda v: float(f"{v:.5g}"))(t.detach().numpy()).tolist()
+
     return {
         "classes": list(CLASSES),
         "emotions": list(EMOTIONS),
-        "w1": layer.weight.detach().numpy().T.tolist(),
-        "b1": layer.bias.detach().numpy().tolist(),
-        "w_intent": head_i.weight.detach().numpy().T.tolist(),
-        "b_intent": head_i.bias.detach().numpy().tolist(),
-        "w_emotion": head_e.weight.detach().numpy().T.tolist(),
-        "b_emotion": head_e.bias.detach().numpy().tolist(),
+        "w1": rows(layer.weight.T),
+        "b1": rows(layer.bias),
+        "w_intent": rows(head_i.weight.T),
+        "b_intent": rows(head_i.bias),
+        "w_emotion": rows(head_e.weight.T),
+        "b_emotion": rows(head_e.bias),
     }
 
 

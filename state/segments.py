@@ -23,6 +23,18 @@ _EN_CUT = re.compile(
 )
 
 
+UNIT_TRIM = " ，,、；;"
+
+
+def unit_text(text: str) -> str:
+    """A segment's text as a memory unit stores it (and as every embedder sees it): no trailing comma.
+
+    >>> unit_text("关于接口文档麻烦补充下错误码说明，")
+    '关于接口文档麻烦补充下错误码说明'
+    """
+    return text.strip(UNIT_TRIM) or text
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """A clause of a turn: its text, offsets in the turn text, and the sentence it came from."""

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from state.segments import Segment, SegmentTags, segment_sentences
+from state.segments import Segment, SegmentTags, segment_sentences, unit_text
 from state.tag_lexicon import CLASSES, TagLexicon
 from state.turn import Turn
 
@@ -50,8 +50,8 @@ class IntentHead(Protocol):
 @dataclass(frozen=True, slots=True)
 class TagConfig:
     clause_min_chars: int = 20
-    head_weight: float = 0.5  # log-linear blend: 0 = lexicon only, 1 = head only
-    head_emotion_weight: float = 0.5
+    head_weight: float = 0.0  # intent, log-linear blend: 0 = lexicon only, 1 = head only
+    head_emotion_weight: float = 0.5  # emotion load, linear blend
     context: bool = True  # read the other speaker's previous main intent
 
 
@@ -198,7 +198,8 @@ def tag_segment(
     if head is not None:
         head_probs, head_emotion = head
         w = config.head_weight
-        probs = softmax((1 - w) * np.log(probs + 1e-9) + w * np.log(np.asarray(head_probs) + 1e-9))
+        if w > 0:
+            probs = softmax((1 - w) * np.log(probs + 1e-9) + w * np.log(np.asarray(head_probs) + 1e-9))
         we = config.head_emotion_weight
         stress, certainty, urgency, cooperation = (
             (1 - we) * a + we * float(b) for a, b in zip((stress, certainty, urgency, cooperation), head_emotion, strict=True)
@@ -343,8 +344,11 @@ def tag_texts(
 ) -> tuple[SegmentTags, ...]:
     """Tag the segments of one turn; the dialogue context applies to the first segment."""
     head_out: tuple[Vector, Vector] | None = None
-    if head is not None and segments:
-        head_out = head.predict(list(segments), [context_text] * len(segments))
+    if head is not None and segments and (config.head_weight > 0 or config.head_emotion_weight > 0):
+        # The head sees each segment as its memory unit will be stored, so a shared embedding
+        # cache serves the store's vector for single-segment units without a second model call.
+        texts = [unit_text(t) for t in segments]
+        head_out = head.predict(texts, [context_text] * len(segments))
     return tuple(
         tag_segment(
             text,

@@ -13,7 +13,7 @@ A turn that never went through tagging and the entropy cut (empty `unit_cut`) be
 from __future__ import annotations
 
 from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id
-from state.segments import SegmentTags, UnitSpan
+from state.segments import SegmentTags, UnitSpan, unit_text
 from state.tag_lexicon import CLASSES
 from state.tagging import turn_intent
 from state.turn import Turn
@@ -30,7 +30,6 @@ _KIND_RANK = (
     "statement",
     "smalltalk",
 )
-_TRIM = " ，,、；;"
 
 
 def _unit_kind(tags: list[SegmentTags]) -> str:
@@ -61,8 +60,8 @@ def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
         segs = turn.segments[span.first : span.last + 1]
         tags = list(turn.tags[span.first : span.last + 1])
         start, end = segs[0].start, segs[-1].end
-        text = turn.text[start:end].strip(_TRIM) or turn.text[start:end]
-        merged = tuple(s.text.strip(_TRIM) for s in segs) if len(segs) > 1 else ()
+        text = unit_text(turn.text[start:end])
+        merged = tuple(unit_text(s.text) for s in segs) if len(segs) > 1 else ()
         entropies = turn.segment_entropy[span.first : span.last + 1]
         entropy = (max(entropies) if span.atomic else sum(entropies) / len(entropies)) if entropies else 0.5
         units.append(_unit(turn, index, text, merged, tags, entropy, span.priority, start, end))
