@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--embedder", default="static", help="embedder of the k-fold heads")
     parser.add_argument("--no-context", action="store_true", help="ignore the previous turn")
+    parser.add_argument("--sets", default=",".join(dict.fromkeys(INTENT_SETS + STRESS_SETS)), help="comma-separated")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from evals.embed_cache import DiskCachedEmbedder
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         head.bind(cached)
     results: list[dict[str, object]] = []
     cache: dict[str, tuple[list[Row], Predictions]] = {}
-    for name, rows in iter_sets(args.data, tuple(dict.fromkeys(INTENT_SETS + STRESS_SETS))):
+    for name, rows in iter_sets(args.data, tuple(n for n in args.sets.split(",") if n)):
         started = time.perf_counter()
         # With the head off for intent (head_weight 0), a set without emotion labels gets the exact
         # same intent predictions without it: skip the embedding work there.

