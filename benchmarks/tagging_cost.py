@@ -19,6 +19,7 @@ import os
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,8 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     config = EntropyConfig(embedder_name=segment_embedder.name)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     turns = [
-        normalise_turn(ConversationEvent(event_id=f"e{i}", session_id=sid, ts=t0 + timedelta(seconds=15 * i), text=text),
-                       NormaliseConfig())
+        normalise_turn(
+            ConversationEvent(event_id=f"e{i}", session_id=sid, ts=t0 + timedelta(seconds=15 * i), text=text),
+            NormaliseConfig(),
+        )
         for i, (sid, text) in enumerate(pairs)
     ]
     # Warm up: regex compilation, the valence lexicon, model pages.
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     stage_cpu = 0.0
     released = []
     tag_states: dict[str, TagState] = {}
-    ent_states: dict = {}
+    ent_states: dict[str, Any] = {}
     for turn in turns:
         sid = turn.event.session_id
         c0 = time.process_time()
@@ -114,13 +117,17 @@ def main(argv: list[str] | None = None) -> int:
 
     n = len(turns)
     n_units = sum(len(u) for u in units)
-    print(f"turns: {n} ({'dev dialogues' if args.data else 'project examples'}), memory units: {n_units}, "
-          f"segments: {sum(len(t.segments) for t in released)}; head: {getattr(head, 'name', 'none')}")
+    print(
+        f"turns: {n} ({'dev dialogues' if args.data else 'project examples'}), memory units: {n_units}, "
+        f"segments: {sum(len(t.segments) for t in released)}; head: {getattr(head, 'name', 'none')}"
+    )
     print(f"tagging + entropy (incl. static segment vectors): {stage_cpu / n * 1e3:.3f} ms CPU per turn")
     print(f"embedding the turn's units with {store_embedder.name}: {embed_cpu / n * 1e3:.3f} ms CPU per turn")
     print(f"embedding the whole turn once with {store_embedder.name}: {whole_cpu / n * 1e3:.3f} ms CPU per turn")
-    print(f"overhead: {100 * stage_cpu / embed_cpu:.1f} % of unit embedding, {100 * stage_cpu / whole_cpu:.1f} % of "
-          f"one embedding per turn (budget: 25 %)")
+    print(
+        f"overhead: {100 * stage_cpu / embed_cpu:.1f} % of unit embedding, {100 * stage_cpu / whole_cpu:.1f} % of "
+        f"one embedding per turn (budget: 25 %)"
+    )
     return 0
 
 

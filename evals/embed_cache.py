@@ -25,7 +25,7 @@ class DiskCachedEmbedder:
         self._inner = inner
         self.name = inner.name
         self.dim = inner.dim
-        self._path = folder / (hashlib.sha1(inner.name.encode()).hexdigest()[:12] + ".npz")
+        self._path = folder / (hashlib.sha1(inner.name.encode(), usedforsecurity=False).hexdigest()[:12] + ".npz")
         self._vectors: dict[str, np.ndarray] = {}
         self._dirty = 0
         if self._path.exists():
@@ -35,7 +35,7 @@ class DiskCachedEmbedder:
 
     @staticmethod
     def _key(text: str) -> str:
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+        return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
     def passage(self, texts: Sequence[str]) -> Matrix:
         keys = [self._key(t) for t in texts]

@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, d in [*per_set.items(), ("all", every)]:
         if len(d):
             p = np.percentile(d, [10, 25, 50, 75, 90])
-            print(f"  {name:<13} n={len(d):6d}  p10 {p[0]:.3f}  p25 {p[1]:.3f}  p50 {p[2]:.3f}  p75 {p[3]:.3f}  p90 {p[4]:.3f}")
+            cells = "  ".join(f"p{q} {v:.3f}" for q, v in zip((10, 25, 50, 75, 90), p, strict=True))
+            print(f"  {name:<13} n={len(d):6d}  {cells}")
     if len(every):
         lo, hi = np.percentile(every, [10, 90])
         print(f"band: {{lo: {lo:.2f}, hi: {hi:.2f}}}")

@@ -59,8 +59,14 @@ def kfold_reports(cache: dict[str, Any], folds: int, embedder_kind: str) -> list
             for label, probs in (("kfold head", head_p), ("kfold head + lexicon", blend)):
                 pred = [mapping.get(CLASSES[i], CLASSES[i]) for i in probs.argmax(axis=1)]
                 table = f1_table(gold, pred)
-                out.append({"set": name, "metric": f"intent_macro_f1 ({label}, {embedder_kind})", "macro_f1": table["macro"],
-                            "per_class": table["per_class"]})
+                out.append(
+                    {
+                        "set": name,
+                        "metric": f"intent_macro_f1 ({label}, {embedder_kind})",
+                        "macro_f1": table["macro"],
+                        "per_class": table["per_class"],
+                    }
+                )
         if name in STRESS_SETS:
             y = np.array([r.labels.get("sentiment") == "negative" for r in rows])
             target = np.full((len(y), 4), np.nan, np.float32)
@@ -72,7 +78,12 @@ def kfold_reports(cache: dict[str, Any], folds: int, embedder_kind: str) -> list
                 score[test] = _forward(w, x[test])[1][:, 0]
             lex = np.array(preds.stress)
             out.append({"set": name, "metric": f"stress_auroc (kfold head, {embedder_kind})", "auroc": auroc(y, score)})
-            out.append({"set": name, "metric": f"stress_auroc (kfold head + lexicon, {embedder_kind})",
-                        "auroc": auroc(y, 0.5 * score + 0.5 * lex)})
+            out.append(
+                {
+                    "set": name,
+                    "metric": f"stress_auroc (kfold head + lexicon, {embedder_kind})",
+                    "auroc": auroc(y, 0.5 * score + 0.5 * lex),
+                }
+            )
     embedder.save()
     return out

@@ -29,7 +29,7 @@ import numpy as np
 from evals.metrics import auroc, f1_table
 from state.language import clean_text, language_mix, split_sentences
 from state.segments import segment_sentences
-from state.tag_lexicon import CLASSES, TagLexicon, load_lexicon
+from state.tag_lexicon import TagLexicon, load_lexicon
 from state.tagging import IntentHead, TagConfig, tag_texts, turn_intent
 
 INTENT_SETS = ("dailydialog", "xdailydialog", "cped")

@@ -20,7 +20,7 @@ from operators.tagging import TaggingConfig, tag_turns
 from sinks.embedders import load_embedder
 from sinks.embedding_cache import CachedEmbedder
 from sinks.tagger_model import EmbeddingHead, default_head, load_head
-from state.closing import closed_of
+from state.closing import SessionClosed, closed_of
 from state.embedding import Embedder
 from state.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
 from state.hot_reload import HotFile
@@ -60,7 +60,7 @@ def write_filters_ii(
     if not tcfg.enabled and not ecfg.enabled:
         return turns, embedder
     closed = op.filter_map_value("session_closed", steps, lambda step: closed_of(step.event))
-    items = op.merge("turns_and_closings", turns, closed)
+    items: KeyedStream[Turn | SessionClosed] = op.merge("turns_and_closings", turns, closed)
     if tcfg.enabled:
         lexicon = HotFile(tcfg.lexicon_path or DEFAULT_LEXICON, load_lexicon)
         tag_config = TaggingConfig(
@@ -78,7 +78,8 @@ def write_filters_ii(
             head.bind(embedder)
         items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
     if not ecfg.enabled:
-        return op.filter_value("drop_closings", items, lambda item: isinstance(item, Turn)), embedder  # type: ignore[return-value]
+        only_turns = op.filter_map_value("drop_closings", items, lambda item: item if isinstance(item, Turn) else None)
+        return only_turns, embedder
     seg_embedder = segment_embedder(settings, embedder)
     table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
     entropy_config = EntropyOpConfig(

@@ -65,7 +65,9 @@ class _EntropyLogic(StatefulLogic[Item, Turn, EntropyState | None]):
         if isinstance(value, SessionClosed):
             _, out = flush(self._state, self._table(), self._config.entropy)
             return (out, StatefulLogic.DISCARD)
-        turn = value if value.segments else replace(value, segments=segment_sentences(value.sentences, source=value.text))
+        turn = (
+            value if value.segments else replace(value, segments=segment_sentences(value.sentences, source=value.text))
+        )
         vectors = self._embedder.passage([s.text for s in turn.segments])
         self._state, out = advance(self._state, turn, vectors, self._table(), self._config.entropy)
         self._rearm()

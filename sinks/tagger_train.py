@@ -104,8 +104,9 @@ def fit_dual_head(
         if bool(has_e.any()):
             pred = torch.sigmoid(head_e(h))
             loss = loss + ((pred - torch.nan_to_num(ye)) ** 2)[has_e].mean() * 4.0
-        loss.backward()
+        loss.backward()  # type: ignore[no-untyped-call]
         opt.step()
+
     def rows(t: Any) -> Any:
         # Five significant digits: the file stays small and the outputs change by < 1e-4.
         return np.vectorize(lambda v: float(f"{v:.5g}"))(t.detach().numpy()).tolist()
@@ -174,7 +175,11 @@ def train_transformer(
         for start in range(0, len(idx), batch_size):
             batch = idx[start : start + batch_size]
             enc = tokenizer(
-                [examples[i].text for i in batch], padding=True, truncation=True, max_length=max_length, return_tensors="pt"
+                [examples[i].text for i in batch],
+                padding=True,
+                truncation=True,
+                max_length=max_length,
+                return_tensors="pt",
             )
             pooled = model(**enc).last_hidden_state[:, 0]
             yi = torch.as_tensor(intent_all[batch])
@@ -186,7 +191,7 @@ def train_transformer(
             if bool(mask.any()):
                 loss = loss + ((torch.sigmoid(head_e(pooled)) - torch.nan_to_num(ye)) ** 2)[mask].mean()
             opt.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]
             opt.step()
             sched.step()
     out.mkdir(parents=True, exist_ok=True)

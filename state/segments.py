@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from state.language import Sentence
 
@@ -47,7 +48,7 @@ class Segment:
 
 def _pieces(text: str, cut: re.Pattern[str], min_piece: int) -> list[tuple[int, int]]:
     bounds = sorted({0, len(text), *(m.end() for m in cut.finditer(text))})
-    spans = [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+    spans = [(a, b) for a, b in pairwise(bounds) if text[a:b].strip()]
     merged: list[tuple[int, int]] = []
     for a, b in spans:
         # A piece too short to carry a speech act ("嗯，") joins the next one, or the last.

@@ -134,18 +134,27 @@ def parse_lexicon(data: object) -> TagLexicon:
         if not isinstance(spec, dict):
             raise ConfigurationError(f"tagging lexicon: emotion.{dim} missing")
         dim_cues = tuple(
-            Cue(f"{dim}{i}", _lang(c.get("lang", "any"), f"emotion.{dim} cue {i}"),
-                _compile(c.get("pattern"), f"emotion.{dim} cue {i}"), (float(c.get("w", 0.0)),))
+            Cue(
+                f"{dim}{i}",
+                _lang(c.get("lang", "any"), f"emotion.{dim} cue {i}"),
+                _compile(c.get("pattern"), f"emotion.{dim} cue {i}"),
+                (float(c.get("w", 0.0)),),
+            )
             for i, c in enumerate(spec.get("cues", []))
         )
         valence = spec.get("valence", {})
         dims.append(
-            EmotionDim(float(spec.get("base", 0.0)), dim_cues, float(valence.get("neg", 0.0)), float(valence.get("pos", 0.0)))
+            EmotionDim(
+                float(spec.get("base", 0.0)), dim_cues, float(valence.get("neg", 0.0)), float(valence.get("pos", 0.0))
+            )
         )
     hedge = _section(data, "hedge")
     strength = tuple(
-        StrengthRule(float(r["strength"]), _lang(r.get("lang", "any"), f"strength rule {i}"),
-                     _compile(r.get("pattern"), f"strength rule {i}"))
+        StrengthRule(
+            float(r["strength"]),
+            _lang(r.get("lang", "any"), f"strength rule {i}"),
+            _compile(r.get("pattern"), f"strength rule {i}"),
+        )
         for i, r in enumerate(_section(data, "commitment_strength"))
     )
     apology = _section(data, "apology")
@@ -154,7 +163,9 @@ def parse_lexicon(data: object) -> TagLexicon:
         str(kind): {str(lang): _compile(p, f"unit_cues.{kind}.{lang}") for lang, p in by_lang.items()}
         for kind, by_lang in data.get("unit_cues", {}).items()
     }
-    topics = tuple((str(t["topic"]), _compile(t.get("pattern"), f"topic {t.get('topic')}")) for t in data.get("topics", []))
+    topics = tuple(
+        (str(t["topic"]), _compile(t.get("pattern"), f"topic {t.get('topic')}")) for t in data.get("topics", [])
+    )
     return TagLexicon(
         bias=_class_vector(intent.get("bias", {}), "intent.bias"),
         context=context,

@@ -202,7 +202,8 @@ def tag_segment(
             probs = softmax((1 - w) * np.log(probs + 1e-9) + w * np.log(np.asarray(head_probs) + 1e-9))
         we = config.head_emotion_weight
         stress, certainty, urgency, cooperation = (
-            (1 - we) * a + we * float(b) for a, b in zip((stress, certainty, urgency, cooperation), head_emotion, strict=True)
+            (1 - we) * a + we * float(b)
+            for a, b in zip((stress, certainty, urgency, cooperation), head_emotion, strict=True)
         )
     label = CLASSES[int(probs.argmax())]
     confidence = 0.75
@@ -269,8 +270,10 @@ def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexico
 
     >>> from state.tag_lexicon import load_lexicon
     >>> lex = load_lexicon()
-    >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex), segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
-    ('smalltalk', 'status_update')
+    >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex)
+    'smalltalk'
+    >>> segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
+    'status_update'
     """
     stripped = text.strip(" ，,。.!！~～")
     if label == "neutral" and _cue(lex, "smalltalk", stripped):

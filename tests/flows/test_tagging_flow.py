@@ -19,13 +19,18 @@ SPEC_TEXT = "好的收到，关于接口文档麻烦补充下错误码说明，�
 
 
 def _run(
-    records: list[RawRecord], embedder: Embedder, clock: Callable[[], datetime], settings: Settings | None = None,
+    records: list[RawRecord],
+    embedder: Embedder,
+    clock: Callable[[], datetime],
+    settings: Settings | None = None,
     workers: int = 1,
 ) -> tuple[list[MemoryUnit], list[EmbeddedUnit]]:
     units: list[MemoryUnit] = []
     points: list[EmbeddedUnit] = []
     outputs = OutputSpec(deadletters=[], memory_units=[TestingSink(units)], memory_points=[TestingSink(points)])
-    flow = build_flow(settings or Settings(), SourceInput(TestingSource(records)), outputs, embedder=embedder, clock=clock)
+    flow = build_flow(
+        settings or Settings(), SourceInput(TestingSource(records)), outputs, embedder=embedder, clock=clock
+    )
     if workers == 1:
         run_main(flow)
     else:
@@ -35,8 +40,17 @@ def _run(
 
 def _session(sid: str, texts: list[tuple[str, str]], start_s: int = 0, step_s: int = 3) -> list[RawRecord]:
     return [
-        raw(event_dict(event_id=f"{sid}-{i}", session_id=sid, turn_id=f"{sid}-t{i}", speaker_role=role,
-                       speaker=role, text=text, ts=f"2026-01-01T08:00:{start_s + i * step_s:02d}Z"))
+        raw(
+            event_dict(
+                event_id=f"{sid}-{i}",
+                session_id=sid,
+                turn_id=f"{sid}-t{i}",
+                speaker_role=role,
+                speaker=role,
+                text=text,
+                ts=f"2026-01-01T08:00:{start_s + i * step_s:02d}Z",
+            )
+        )
         for i, (role, text) in enumerate(texts)
     ]
 
@@ -44,11 +58,14 @@ def _session(sid: str, texts: list[tuple[str, str]], start_s: int = 0, step_s: i
 def test_spec_example_lands_as_separate_units(static_embedder: Embedder, clock) -> None:
     units, points = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock)
     assert [u.unit_type for u in units] == ["smalltalk", "action_request", "status_update"]
-    assert units[1].text == "关于接口文档麻烦补充下错误码说明" and units[1].entropy >= 0.6
-    assert units[2].merged_from == ("另外测试账号权限我们已开通", "谢谢") and units[2].entropy <= 0.3
+    assert units[1].text == "关于接口文档麻烦补充下错误码说明"
+    assert units[1].entropy >= 0.6
+    assert units[2].merged_from == ("另外测试账号权限我们已开通", "谢谢")
+    assert units[2].entropy <= 0.3
     assert {u.source_text for u in units} == {SPEC_TEXT}
     assert sorted(p.unit.memory_id for p in points) == sorted(u.memory_id for u in units)
-    assert units[1].resolution_status == "pending" and units[1].intent_label == "request"
+    assert units[1].resolution_status == "pending"
+    assert units[1].intent_label == "request"
 
 
 def test_every_turn_is_released_with_and_without_session_end(static_embedder: Embedder, clock) -> None:
@@ -59,15 +76,32 @@ def test_every_turn_is_released_with_and_without_session_end(static_embedder: Em
     assert sorted({u.event_id for u in units}) == ["s1-0", "s1-1", "s2-0", "s2-1"]
     by_event = {u.event_id: u for u in units}
     assert by_event["s2-0"].intent_label == "request"
-    assert by_event["s2-1"].intent_label == "commitment" and by_event["s2-1"].commitment_strength == 0.7
+    assert by_event["s2-1"].intent_label == "commitment"
+    assert by_event["s2-1"].commitment_strength == 0.7
 
 
 def test_asr_segments_of_one_utterance_are_neighbours(static_embedder: Embedder, clock) -> None:
     records = [
-        raw(event_dict(event_id="p1", modality="asr", text="我们下周二肯定能给到初版", ts="2026-01-01T08:00:00Z",
-                       speaker_role="agent", asr={"confidence": 0.9, "start_ms": 0, "end_ms": 2000})),
-        raw(event_dict(event_id="p2", modality="asr", text="不过测试环境还在搭", ts="2026-01-01T08:00:03Z",
-                       speaker_role="agent", asr={"confidence": 0.9, "start_ms": 3200, "end_ms": 5000})),
+        raw(
+            event_dict(
+                event_id="p1",
+                modality="asr",
+                text="我们下周二肯定能给到初版",
+                ts="2026-01-01T08:00:00Z",
+                speaker_role="agent",
+                asr={"confidence": 0.9, "start_ms": 0, "end_ms": 2000},
+            )
+        ),
+        raw(
+            event_dict(
+                event_id="p2",
+                modality="asr",
+                text="不过测试环境还在搭",
+                ts="2026-01-01T08:00:03Z",
+                speaker_role="agent",
+                asr={"confidence": 0.9, "start_ms": 3200, "end_ms": 5000},
+            )
+        ),
     ]
     units, _ = _run(records, static_embedder, clock)
     assert [u.event_id for u in units] == ["p1", "p2"]
@@ -77,10 +111,14 @@ def test_asr_segments_of_one_utterance_are_neighbours(static_embedder: Embedder,
 def test_switches_turn_the_stage_off(static_embedder: Embedder, clock) -> None:
     off = Settings(tagging=TaggingSettings(enabled=False), entropy=EntropySettings(enabled=False))
     units, _ = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock, off)
-    assert len(units) == 1 and units[0].text == SPEC_TEXT and units[0].intent_label == "neutral"
+    assert len(units) == 1
+    assert units[0].text == SPEC_TEXT
+    assert units[0].intent_label == "neutral"
     tag_only = Settings(entropy=EntropySettings(enabled=False))
     units, _ = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock, tag_only)
-    assert len(units) == 1 and units[0].text == SPEC_TEXT and units[0].unit_type == "action_request"
+    assert len(units) == 1
+    assert units[0].text == SPEC_TEXT
+    assert units[0].unit_type == "action_request"
     no_head = Settings(tagging=TaggingSettings(head="none"))
     units, _ = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock, no_head)
     assert [u.unit_type for u in units] == ["smalltalk", "action_request", "status_update"]
@@ -92,7 +130,9 @@ def test_two_workers_give_the_same_units(static_embedder: Embedder, clock) -> No
         records += _session(f"w{n}", [("customer", SPEC_TEXT), ("agent", "好的，我们会尽快补充。")], start_s=n)
     one, _ = _run(records, static_embedder, clock)
     two, _ = _run(records, static_embedder, clock, workers=2)
-    assert sorted((u.memory_id, u.text, u.unit_type) for u in one) == sorted((u.memory_id, u.text, u.unit_type) for u in two)
+    assert sorted((u.memory_id, u.text, u.unit_type) for u in one) == sorted(
+        (u.memory_id, u.text, u.unit_type) for u in two
+    )
     assert len({u.memory_id for u in one}) == len(one) == 4 * 4
 
 

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from schemas.errors import ConfigurationError
 from schemas.events import ConversationEvent
 from state.embedding import Embedder, normalise_rows
-from state.language import split_sentences
 from state.entropy import (
     EntropyConfig,
     EntropyState,
@@ -27,6 +26,7 @@ from state.entropy import (
     novelty,
     parse_entropy_table,
 )
+from state.language import split_sentences
 from state.segments import SegmentTags, segment_sentences
 from state.tag_lexicon import CLASSES, load_lexicon
 from state.tagging import TagConfig, tag_turn
@@ -58,9 +58,12 @@ def test_spec_example_gives_an_atomic_request_and_a_separate_low_entropy_status(
     units = units_from_turn(turn)
     request = next(u for u in units if u.unit_type == "action_request")
     status = next(u for u in units if u.unit_type == "status_update")
-    assert "补充下错误码说明" in request.text and "测试账号" not in request.text
-    assert request.entropy >= 0.6 and not request.merged_from
-    assert "测试账号权限我们已开通" in status.text and status.entropy <= 0.3
+    assert "补充下错误码说明" in request.text
+    assert "测试账号" not in request.text
+    assert request.entropy >= 0.6
+    assert not request.merged_from
+    assert "测试账号权限我们已开通" in status.text
+    assert status.entropy <= 0.3
     assert status.memory_id != request.memory_id
     assert "".join(u.text for u in units).replace("，", "") == SPEC_TEXT.replace("，", "")
 
@@ -70,9 +73,12 @@ def test_authority_sentence_is_kept_atomic_with_priority(static_embedder: Embedd
     noted = replace(turn, sentence_priority=(True,))  # the authority filter (issue 3) flags the sentence
     units = units_from_turn(released(noted, static_embedder))
     authority = next(u for u in units if "老板亲自交代" in u.text)
-    assert authority.priority_flag and authority.entropy >= 0.5 and not authority.merged_from
+    assert authority.priority_flag
+    assert authority.entropy >= 0.5
+    assert not authority.merged_from
     assert all(u.priority_flag and not u.merged_from for u in units)
-    assert units[0].times and units[0].times[0].original_form.startswith("5月20日")
+    assert units[0].times
+    assert units[0].times[0].original_form.startswith("5月20日")
 
 
 def test_authority_clause_survives_even_without_upstream_notes(static_embedder: Embedder) -> None:
@@ -85,7 +91,9 @@ def test_priority_segments_never_merge_even_when_low() -> None:
     turn = replace(tagged("好的。谢谢。收到。"), sentence_priority=(False, True, False))
     cut = cut_units(turn, (0.1, 0.1, 0.1), TABLE)
     assert [(u.first, u.last, u.atomic, u.priority) for u in cut] == [
-        (0, 0, False, False), (1, 1, True, True), (2, 2, False, False)
+        (0, 0, False, False),
+        (1, 1, True, True),
+        (2, 2, False, False),
     ]
 
 
@@ -93,7 +101,8 @@ def test_whitelisted_short_sentence_override_skips_entropy_and_lookahead(static_
     turn = replace(tagged("TCP三次握手超时了"), sentence_entropy_override=(0.1,))
     assert not needs_lookahead(turn)
     state, out = advance(None, turn, static_embedder.passage(["TCP三次握手超时了"]), TABLE, EntropyConfig())
-    assert state.held is None and out[0].segment_entropy == (0.1,)
+    assert state.held is None
+    assert out[0].segment_entropy == (0.1,)
 
 
 def test_low_entropy_runs_merge_and_record_merged_from(static_embedder: Embedder) -> None:
@@ -108,12 +117,16 @@ def test_lookahead_holds_until_the_next_turn(static_embedder: Embedder) -> None:
     first = tagged("订单号是12345", event_id="a")
     second = tagged("麻烦帮我取消这个订单", event_id="b", ts=TS + timedelta(seconds=3))
     state, out = advance(None, first, static_embedder.passage(["订单号是12345"]), TABLE, cfg)
-    assert out == [] and state.held is not None and state.held.event.event_id == "a"
+    assert out == []
+    assert state.held is not None
+    assert state.held.event.event_id == "a"
     state, out = advance(state, second, static_embedder.passage(["麻烦帮我取消这个订单"]), TABLE, cfg)
     assert [t.event.event_id for t in out] == ["a"]
-    assert state.held is not None and state.held.event.event_id == "b"
+    assert state.held is not None
+    assert state.held.event.event_id == "b"
     state, out = flush(state, TABLE, cfg)
-    assert [t.event.event_id for t in out] == ["b"] and state.held is None
+    assert [t.event.event_id for t in out] == ["b"]
+    assert state.held is None
     assert flush(state, TABLE, cfg)[1] == []
 
 
@@ -144,7 +157,9 @@ def test_entropy_table_errors() -> None:
         parse_entropy_table({"calibration": {"default": {"lo": 0.1, "hi": 0.5}}})
     good = {
         "calibration": {"x": {"lo": 0.1, "hi": 0.5}},
-        "salience_weight": 0.5, "novelty_weight": 0.5, "atomic_threshold": 0.4,
+        "salience_weight": 0.5,
+        "novelty_weight": 0.5,
+        "atomic_threshold": 0.4,
         "salience": dict.fromkeys(CLASSES, 0.5),
     }
     with pytest.raises(ConfigurationError, match="default"):
@@ -178,8 +193,12 @@ def tagged_turns(draw: st.DrawFn) -> tuple[Turn, np.ndarray]:
     tags = tuple(_segment_tags(draw(st.sampled_from(CLASSES)), draw(st.floats(0, 1))) for _ in segments)
     priority = tuple(draw(st.booleans()) for _ in turn.sentences)
     override = tuple(draw(st.none() | st.floats(0, 1)) for _ in turn.sentences)
-    vectors = np.array(draw(st.lists(st.lists(st.floats(-1, 1), min_size=8, max_size=8), min_size=len(segments),
-                                     max_size=len(segments))), dtype=np.float32)
+    vectors = np.array(
+        draw(
+            st.lists(st.lists(st.floats(-1, 1), min_size=8, max_size=8), min_size=len(segments), max_size=len(segments))
+        ),
+        dtype=np.float32,
+    )
     turn = replace(turn, segments=segments, tags=tags, sentence_priority=priority, sentence_entropy_override=override)
     return turn, normalise_rows(vectors)
 
@@ -200,7 +219,8 @@ def test_entropy_in_range_cut_covers_every_segment_and_state_pickles(case: tuple
     assert covered == list(range(len(done.segments)))
     for u in done.unit_cut:
         if u.priority:
-            assert u.atomic and u.first == u.last
+            assert u.atomic
+            assert u.first == u.last
     for i, seg in enumerate(done.segments):
         if done.sentence_priority[seg.sentence]:
             assert done.segment_entropy[i] >= TABLE.priority_floor

@@ -20,8 +20,14 @@ TS = datetime(2026, 1, 1, 8, tzinfo=UTC)
 
 def _turn(text: str, role: str = "customer", *, asr: AsrInfo | None = None, event_id: str = "e", speaker: str = "A"):
     ev = ConversationEvent(
-        event_id=event_id, session_id="s", ts=TS, text=text, speaker_role=role, speaker=speaker,  # type: ignore[arg-type]
-        modality="asr" if asr else "text", asr=asr,
+        event_id=event_id,
+        session_id="s",
+        ts=TS,
+        text=text,
+        speaker_role=role,
+        speaker=speaker,  # type: ignore[arg-type]
+        modality="asr" if asr else "text",
+        asr=asr,
     )
     return normalise_turn(ev, NormaliseConfig())
 
@@ -30,7 +36,8 @@ def test_hedged_promise_on_a_price_is_a_request_with_low_confidence() -> None:
     tags = tag_segment("这个价格我们尽力争取", "agent", LEX)
     assert tags.label == "request"
     assert tags.confidence == pytest.approx(0.3)
-    assert tags.hedged and "hedge_rule" in tags.cues
+    assert tags.hedged
+    assert "hedge_rule" in tags.cues
     assert tags.commitment_strength == pytest.approx(0.3)
     plain = tag_segment("我们会把价格发给您", "agent", LEX)
     assert plain.confidence == pytest.approx(0.75)
@@ -41,12 +48,18 @@ def test_hedge_rule_in_english_and_only_with_a_negotiable_object() -> None:
     en = tag_segment("We'll try our best on the price.", "agent", LEX)
     assert (en.label, en.confidence) == ("request", pytest.approx(0.3))
     no_object = tag_segment("我们会尽力帮您", "agent", LEX)
-    assert not no_object.hedged and no_object.confidence == pytest.approx(0.75)
+    assert not no_object.hedged
+    assert no_object.confidence == pytest.approx(0.75)
 
 
 @pytest.mark.parametrize(
     ("text", "strength"),
-    [("我保证明天给你答复", 1.0), ("好的，我会发给你", 0.7), ("I promise I'll call you", 1.0), ("I will send it tonight", 0.7)],
+    [
+        ("我保证明天给你答复", 1.0),
+        ("好的，我会发给你", 0.7),
+        ("I promise I'll call you", 1.0),
+        ("I will send it tonight", 0.7),
+    ],
 )
 def test_commitment_strength_tiers(text: str, strength: float) -> None:
     tags = tag_segment(text, "agent", LEX)
@@ -70,15 +83,18 @@ def test_agent_apology_with_high_stress_is_inverted() -> None:
     customer = tag_segment(APOLOGY, "customer", LEX)
     agent = tag_segment(APOLOGY, "agent", LEX)
     assert customer.stress > 0.5
-    assert agent.apology_inverted and "apology_inversion" in agent.cues
+    assert agent.apology_inverted
+    assert "apology_inversion" in agent.cues
     assert agent.stress == pytest.approx(1.0 - customer.stress)
 
 
 def test_agent_without_apology_or_low_stress_is_not_inverted() -> None:
     angry = tag_segment("太过分了，你们到底怎么回事！！", "agent", LEX)
-    assert angry.stress > 0.5 and not angry.apology_inverted
+    assert angry.stress > 0.5
+    assert not angry.apology_inverted
     calm = tag_segment("抱歉，稍等一下。", "agent", LEX)
-    assert calm.stress <= 0.5 and not calm.apology_inverted
+    assert calm.stress <= 0.5
+    assert not calm.apology_inverted
 
 
 @pytest.mark.parametrize(("role", "weight"), [("customer", 1.0), ("agent", -0.6), ("third_party", 0.3)])
@@ -99,11 +115,14 @@ def test_asr_pauses_of_a_second_lower_certainty() -> None:
 
 def test_spec_example_committed_date_with_a_blocker_reads_as_a_request() -> None:
     text = "我们下周二肯定能给到初版……不过测试环境还在搭。"
-    asr = AsrInfo(confidence=0.9, start_ms=0, end_ms=5000, pauses=(AsrPause(after_char=text.index("……"), duration_ms=1200),))
+    asr = AsrInfo(
+        confidence=0.9, start_ms=0, end_ms=5000, pauses=(AsrPause(after_char=text.index("……"), duration_ms=1200),)
+    )
     _, turn = tag_turn(None, _turn(text, "agent", asr=asr), TagConfig(), LEX)
     assert turn.turn_intent_label == "request"
     blocker = turn.tags[-1]
-    assert blocker.stress > 0.5 and blocker.certainty < 0.5
+    assert blocker.stress > 0.5
+    assert blocker.certainty < 0.5
     assert blocker.urgency > tag_segment("测试环境搭好了。", "agent", LEX).urgency
 
 
@@ -154,7 +173,8 @@ def test_cue_text_normalises_tokenised_english() -> None:
 
 def test_turn_intent_of_nothing_is_neutral() -> None:
     probs, label = turn_intent(())
-    assert label == "neutral" and probs[CLASSES.index("neutral")] == 1.0
+    assert label == "neutral"
+    assert probs[CLASSES.index("neutral")] == 1.0
 
 
 def test_the_last_segment_that_says_something_carries_the_turn() -> None:
@@ -172,9 +192,16 @@ class _FixedHead:
 
 def test_a_head_blends_with_the_lexicon_by_weight() -> None:
     lexicon_only = tag_texts(["What time is it?"], "customer", LEX, prev_intent=None)[0]
-    blended = tag_texts(["What time is it?"], "customer", LEX, prev_intent=None, head=_FixedHead(),
-                        config=TagConfig(head_weight=0.9, head_emotion_weight=1.0))[0]
-    assert lexicon_only.label == "question" and blended.label == "refuse"
+    blended = tag_texts(
+        ["What time is it?"],
+        "customer",
+        LEX,
+        prev_intent=None,
+        head=_FixedHead(),
+        config=TagConfig(head_weight=0.9, head_emotion_weight=1.0),
+    )[0]
+    assert lexicon_only.label == "question"
+    assert blended.label == "refuse"
     assert blended.stress == pytest.approx(0.9)
     assert sum(blended.intent) == pytest.approx(1.0)
 
@@ -185,10 +212,18 @@ def test_probabilities_sum_to_one_and_loads_stay_in_range(text: str, role: str) 
     tags = tag_segment(text, role, LEX)
     assert sum(tags.intent) == pytest.approx(1.0)
     assert all(0.0 <= p <= 1.0 for p in tags.intent)
-    for value in (tags.stress, tags.certainty, tags.urgency, tags.cooperation, tags.confidence, tags.commitment_strength):
+    for value in (
+        tags.stress,
+        tags.certainty,
+        tags.urgency,
+        tags.cooperation,
+        tags.confidence,
+        tags.commitment_strength,
+    ):
         assert 0.0 <= value <= 1.0
     assert tags.label in CLASSES
 
 
 def test_lexicon_is_a_data_file() -> None:
-    assert isinstance(LEX, TagLexicon) and len(LEX.intent_cues) > 20
+    assert isinstance(LEX, TagLexicon)
+    assert len(LEX.intent_cues) > 20
