@@ -21,7 +21,8 @@ CACHE_DIR = Path("var/eval_cache")
 class DiskCachedEmbedder:
     """Wraps an embedder; `passage` reads and fills a per-embedder cache file (saved by `save`)."""
 
-    def __init__(self, inner: Embedder, folder: Path = CACHE_DIR) -> None:
+    def __init__(self, inner: Embedder, folder: Path | None = None) -> None:
+        folder = folder if folder is not None else CACHE_DIR
         self._inner = inner
         self.name = inner.name
         self.dim = inner.dim
