@@ -11,7 +11,9 @@ label every class we predict: `clarify` → question everywhere (no set labels c
 DailyDialog's *commissive* covers accepting and rejecting a request, so `refuse` → commitment
 there; CPED has no commitment class, so `commitment` → neutral there and its 33
 `commitment_candidate` (agreement) turns are left out. Macro-F1 is over the gold classes.
-Stress: AUROC of the turn's stress (maximum over its segments) against negative sentiment.
+Stress: AUROC of the turn's stress (the highest of its memory units) against negative sentiment.
+Every turn goes through the same stage as in the flow (tagging, entropy cut, the head's emotion
+per unit); the speaker role is `customer` (the sets have no roles).
 """
 
 from __future__ import annotations
@@ -22,15 +24,22 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
 from evals.metrics import auroc, f1_table
+from schemas.events import ConversationEvent
+from sinks.embedders import load_embedder
+from state.embedding import Embedder
+from state.entropy import EntropyConfig, EntropyState, advance, flush, load_entropy_table
 from state.language import clean_text, language_mix, split_sentences
 from state.segments import segment_sentences
 from state.tag_lexicon import TagLexicon, load_lexicon
-from state.tagging import IntentHead, TagConfig, tag_texts, turn_intent
+from state.tagging import IntentHead, TagConfig, TagState, tag_turn
+from state.turn import Turn
+from state.units import blend_unit_emotion, unit_texts, units_from_turn
 
 INTENT_SETS = ("dailydialog", "xdailydialog", "cped")
 STRESS_SETS = ("meld", "cped")
@@ -77,25 +86,56 @@ class Predictions:
     probs: list[tuple[float, ...]]
 
 
-def predict(rows: list[Row], lex: TagLexicon, head: IntentHead | None, config: TagConfig) -> Predictions:
-    """Tag every turn in session order with the running dialogue context."""
+def predict(
+    rows: list[Row],
+    lex: TagLexicon,
+    head: IntentHead | None,
+    config: TagConfig,
+    *,
+    head_emotion_weight: float = 0.5,
+    segment_embedder: Embedder | None = None,
+) -> Predictions:
+    """Run the write-time stage as the flow does, session by session, on every turn.
+
+    Tagging with the running dialogue context (the tagger's own previous prediction), the entropy
+    cut with static segment vectors and the one-turn lookahead, then the head's emotion per memory
+    unit. A turn's intent is its main intent; its stress the highest of its units.
+    """
+    seg_embedder = segment_embedder or load_embedder("static")
+    table = load_entropy_table()
+    ent_config = EntropyConfig(embedder_name=seg_embedder.name)
     out = Predictions([], [], [])
-    prev_session, prev_speaker, prev_label = None, None, None
-    for row in rows:
-        if row.session != prev_session:
-            prev_speaker, prev_label = None, None
-        if not config.context:
-            ctx = None
-        elif prev_label is None:
-            ctx = "start"
-        else:
-            ctx = prev_label if prev_speaker != row.speaker else None
-        tags = tag_texts(segments_of(row.text), "customer", lex, prev_intent=ctx, head=head, config=config)
-        probs, label = turn_intent(tags)
-        out.labels.append(label)
-        out.probs.append(probs)
-        out.stress.append(max(t.stress for t in tags) if tags else 0.0)
-        prev_session, prev_speaker, prev_label = row.session, row.speaker, label
+    results: dict[str, Turn] = {}
+    tag_states: dict[str, TagState] = {}
+    ent_states: dict[str, EntropyState] = {}
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    keys: list[str] = []
+    for i, row in enumerate(rows):
+        key = f"{row.session}\x1f{i}"
+        keys.append(key)
+        clean = clean_text(row.text, language_mix(row.text))
+        event = ConversationEvent(
+            event_id=key, session_id=row.session, ts=base + timedelta(seconds=15 * i), text=row.text,
+            speaker=row.speaker or None,
+        )
+        turn = Turn(event=event, lang=language_mix(clean), text=clean, sentences=split_sentences(clean), times=())
+        tag_states[row.session], tagged = tag_turn(tag_states.get(row.session), turn, config, lex, head)
+        vectors = seg_embedder.passage([s.text for s in tagged.segments])
+        ent_states[row.session], done = advance(ent_states.get(row.session), tagged, vectors, table, ent_config)
+        results.update((t.event.event_id, t) for t in done)
+    for state in ent_states.values():
+        _, done = flush(state, table, ent_config)
+        results.update((t.event.event_id, t) for t in done)
+    for key in keys:
+        turn = results[key]
+        if head is not None and head_emotion_weight > 0:
+            texts = unit_texts(turn)
+            turn = blend_unit_emotion(turn, head.predict(texts, [None] * len(texts))[1], head_emotion_weight,
+                                      lex.apology_threshold)
+        units = units_from_turn(turn)
+        out.labels.append(turn.turn_intent_label)
+        out.probs.append(turn.turn_intent)
+        out.stress.append(max(u.emotion.stress for u in units))
     return out
 
 
@@ -135,17 +175,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--embedder", default="static", help="embedder of the k-fold heads")
     parser.add_argument("--no-context", action="store_true", help="ignore the previous turn")
+    parser.add_argument("--head-weight", type=float, default=0.0, help="intent blend of the head (default 0)")
+    parser.add_argument("--head-emotion-weight", type=float, default=0.5, help="emotion blend per unit (default 0.5)")
     parser.add_argument("--sets", default=",".join(dict.fromkeys(INTENT_SETS + STRESS_SETS)), help="comma-separated")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from evals.embed_cache import DiskCachedEmbedder
     from evals.heads import head_for
-    from sinks.embedders import load_embedder
     from sinks.tagger_model import EmbeddingHead
 
     lex = load_lexicon()
     head = head_for(args.head)
-    config = TagConfig(context=not args.no_context)
+    config = TagConfig(context=not args.no_context, head_weight=args.head_weight)
     if isinstance(head, EmbeddingHead):
         # Same vectors as the flow's, kept on disk between runs (var/eval_cache/).
         cached = DiskCachedEmbedder(load_embedder(head.embedder_kind, head.embedder_model))
@@ -157,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         # With the head off for intent (head_weight 0), a set without emotion labels gets the exact
         # same intent predictions without it: skip the embedding work there.
         needs_head = name in STRESS_SETS or config.head_weight > 0
-        preds = predict(rows, lex, head if needs_head else None, config)
+        preds = predict(rows, lex, head if needs_head else None, config, head_emotion_weight=args.head_emotion_weight)
         per_turn_ms = (time.perf_counter() - started) / max(1, len(rows)) * 1e3
         cache[name] = (rows, preds)
         if name in INTENT_SETS:

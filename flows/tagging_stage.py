@@ -1,8 +1,9 @@
 """Composition of the tagging and entropy stage (issue 9): settings → resources → operators.
 
-Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the optional
-trained head, and the per-segment embedder; then wires tagging → entropy, with each session's
-end merged in so both stages release and discard their per-session state.
+Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the trained
+head, and the per-segment embedder; then wires tagging → entropy → unit emotion (the head's
+emotion per memory unit), with each session's end merged in so both stateful stages release and
+discard their per-session state.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bytewax.operators import KeyedStream
 from flows.settings import Settings
 from operators.entropy import EntropyOpConfig, window_entropy
 from operators.tagging import TaggingConfig, tag_turns
+from operators.unit_emotion import UnitEmotionConfig, unit_emotion
 from sinks.embedders import load_embedder
 from sinks.embedding_cache import CachedEmbedder
 from sinks.tagger_model import EmbeddingHead, default_head, load_head
@@ -59,27 +61,35 @@ def write_filters_ii(
     tcfg, ecfg = settings.tagging, settings.entropy
     if not tcfg.enabled and not ecfg.enabled:
         return turns, embedder
+    head = tagging_head(settings) if tcfg.enabled else None
+    lexicon = HotFile(tcfg.lexicon_path or DEFAULT_LEXICON, load_lexicon)
     closed = op.filter_map_value("session_closed", steps, lambda step: closed_of(step.event))
     items: KeyedStream[Turn | SessionClosed] = op.merge("turns_and_closings", turns, closed)
     if tcfg.enabled:
-        lexicon = HotFile(tcfg.lexicon_path or DEFAULT_LEXICON, load_lexicon)
         tag_config = TaggingConfig(
-            tag=TagConfig(
-                clause_min_chars=tcfg.clause_min_chars,
-                head_weight=tcfg.head_weight,
-                head_emotion_weight=tcfg.head_emotion_weight,
-                context=tcfg.context,
-            ),
+            tag=TagConfig(clause_min_chars=tcfg.clause_min_chars, head_weight=tcfg.head_weight, context=tcfg.context),
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
-        head = tagging_head(settings)
         if isinstance(head, EmbeddingHead) and head.embedder_name == embedder.name:
             embedder = CachedEmbedder(embedder)
             head.bind(embedder)
         items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
     if not ecfg.enabled:
-        only_turns = op.filter_map_value("drop_closings", items, lambda item: item if isinstance(item, Turn) else None)
-        return only_turns, embedder
+        cut: KeyedStream[Turn] = op.filter_map_value(
+            "drop_closings", items, lambda item: item if isinstance(item, Turn) else None
+        )
+    else:
+        cut = _entropy(settings, items, embedder, clock)
+    if head is not None and tcfg.head_emotion_weight > 0:
+        cut = unit_emotion("unit_emotion", cut, UnitEmotionConfig(weight=tcfg.head_emotion_weight), head=head,
+                           lexicon=lexicon)
+    return cut, embedder
+
+
+def _entropy(
+    settings: Settings, items: KeyedStream[Turn | SessionClosed], embedder: Embedder, clock: Callable[[], datetime]
+) -> KeyedStream[Turn]:
+    ecfg = settings.entropy
     seg_embedder = segment_embedder(settings, embedder)
     table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
     entropy_config = EntropyOpConfig(
@@ -87,5 +97,4 @@ def write_filters_ii(
         hold_timeout=timedelta(seconds=max(ecfg.hold_timeout_s, ecfg.lookahead_s)),
         idle_ttl=timedelta(seconds=ecfg.idle_ttl_s),
     )
-    cut = window_entropy("entropy", items, entropy_config, table=table, embedder=seg_embedder, clock=clock)
-    return cut, embedder
+    return window_entropy("entropy", items, entropy_config, table=table, embedder=seg_embedder, clock=clock)

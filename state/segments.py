@@ -114,6 +114,7 @@ class SegmentTags:
     commitment_strength: float = 0.0
     pressure: float = 0.0
     hedged: bool = False
+    apology: bool = False  # an agent's apology: the inversion rule applies (here and to a unit's head stress)
     apology_inverted: bool = False
     kind: str = "statement"  # the unit type this segment would have alone (MemoryUnit.unit_type)
     topic: str | None = None

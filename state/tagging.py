@@ -2,9 +2,10 @@
 
 Two heads per clause segment: intent over 6 classes with probabilities, and the emotion load
 (stress, certainty, urgency, cooperation) in 0–1. The default scorer is the lexicon
-(`state/resources/tagging.yaml`) plus rules; an optional `IntentHead` (small heads on frozen
-sentence embeddings, or a fine-tuned transformer, see `sinks/tagger_model.py`) is blended in
-log-space when configured. Post rules, in order: hedge downgrade (commitment + hedge adverb +
+(`state/resources/tagging.yaml`) plus rules; a trained `IntentHead` (small heads on frozen
+sentence embeddings, or a fine-tuned transformer, see `sinks/tagger_model.py`) is blended into the
+intent per segment when `head_weight` > 0, and into the emotion load per memory unit, after the
+entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`). Post rules, in order: hedge downgrade (commitment + hedge adverb +
 negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
 lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
 
@@ -50,8 +51,7 @@ class IntentHead(Protocol):
 @dataclass(frozen=True, slots=True)
 class TagConfig:
     clause_min_chars: int = 20
-    head_weight: float = 0.0  # intent, log-linear blend: 0 = lexicon only, 1 = head only
-    head_emotion_weight: float = 0.5  # emotion load, linear blend
+    head_weight: float = 0.0  # intent, log-linear blend per segment: 0 = lexicon only, 1 = head only
     context: bool = True  # read the other speaker's previous main intent
 
 
@@ -195,16 +195,11 @@ def tag_segment(
     logits, fired = rule_logits(norm, lex, prev_intent)
     probs = softmax(logits)
     stress, certainty, urgency, cooperation = rule_emotion(norm, lex)
-    if head is not None:
-        head_probs, head_emotion = head
+    if head is not None and config.head_weight > 0:
+        # The head's intent, blended in log space; its emotion is blended per memory unit
+        # (state/units.blend_unit_emotion), where its vector is the stored one.
         w = config.head_weight
-        if w > 0:
-            probs = softmax((1 - w) * np.log(probs + 1e-9) + w * np.log(np.asarray(head_probs) + 1e-9))
-        we = config.head_emotion_weight
-        stress, certainty, urgency, cooperation = (
-            (1 - we) * a + we * float(b)
-            for a, b in zip((stress, certainty, urgency, cooperation), head_emotion, strict=True)
-        )
+        probs = softmax((1 - w) * np.log(probs + 1e-9) + w * np.log(np.asarray(head[0]) + 1e-9))
     label = CLASSES[int(probs.argmax())]
     confidence = 0.75
     strength = 0.0
@@ -226,8 +221,9 @@ def tag_segment(
         strength = commitment_strength(norm, lex)
     certainty = max(0.0, certainty - pause_drop)
     inverted = False
-    apology = lex.apology.get("zh" if _CJK.search(norm) else "en")
-    if role == "agent" and stress > lex.apology_threshold and apology is not None and apology.search(norm):
+    apology_cue = lex.apology.get("zh" if _CJK.search(norm) else "en")
+    apology = role == "agent" and apology_cue is not None and apology_cue.search(norm) is not None
+    if apology and stress > lex.apology_threshold:
         stress = 1.0 - stress  # an agent's apology releases pressure
         inverted = True
         fired = (*fired, "apology_inversion")
@@ -244,6 +240,7 @@ def tag_segment(
         commitment_strength=strength,
         pressure=pressure,
         hedged=is_hedged,
+        apology=apology,
         apology_inverted=inverted,
         kind=kind,
         topic=segment_topic(norm, lex),
@@ -347,9 +344,7 @@ def tag_texts(
 ) -> tuple[SegmentTags, ...]:
     """Tag the segments of one turn; the dialogue context applies to the first segment."""
     head_out: tuple[Vector, Vector] | None = None
-    if head is not None and segments and (config.head_weight > 0 or config.head_emotion_weight > 0):
-        # The head sees each segment as its memory unit will be stored, so a shared embedding
-        # cache serves the store's vector for single-segment units without a second model call.
+    if head is not None and segments and config.head_weight > 0:
         texts = [unit_text(t) for t in segments]
         head_out = head.predict(texts, [context_text] * len(segments))
     return tuple(

@@ -40,6 +40,7 @@ class Turn:
     turn_intent_label: str = "neutral"
     segment_entropy: tuple[float, ...] = ()  # aligned with segments, 0–1
     unit_cut: tuple[UnitSpan, ...] = ()  # the memory units: atomic segments and merged low-entropy runs
+    unit_emotion: tuple[tuple[float, float, float, float], ...] = ()  # per unit, lexicon + head (stress … cooperation)
 
     # -- task state machine and validity: fields owned by issue 4 --
 

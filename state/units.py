@@ -5,12 +5,16 @@ of merged low-entropy segments (`merged_from` lists them). The unit text is the 
 the turn from the first to the last segment; `source_text` is the whole utterance as received.
 Annotations of a merged run: intent as for a turn (last segment that says more than neutral),
 the most salient unit type, the lowest confidence, stress/urgency at their peak, certainty at its
-lowest. Ids stay deterministic: `memory_id(tenant, session, event, unit_index)`.
+lowest; with a trained head, its emotion read from the unit's own vector is mixed in
+(`blend_unit_emotion`, filled by operators/unit_emotion.py). Ids stay deterministic: `memory_id(tenant, session, event, unit_index)`.
 
 A turn that never went through tagging and the entropy cut (empty `unit_cut`) becomes one unit.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
 
 from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id
 from state.segments import SegmentTags, UnitSpan, unit_text
@@ -50,9 +54,55 @@ def _whole_turn_cut(turn: Turn) -> tuple[UnitSpan, ...]:
     return (UnitSpan(0, n - 1, atomic=True),) if n else ()
 
 
+def unit_spans(turn: Turn) -> tuple[UnitSpan, ...]:
+    """The cut, or one unit over the whole turn when the entropy stage did not run."""
+    return turn.unit_cut or _whole_turn_cut(turn)
+
+
+def unit_texts(turn: Turn) -> list[str]:
+    """The text of each memory unit the turn will become (what the store embeds)."""
+    spans = unit_spans(turn)
+    if not spans:
+        return [turn.text]
+    return [unit_text(turn.text[turn.segments[u.first].start : turn.segments[u.last].end]) for u in spans]
+
+
+def lexicon_emotion(tags: list[SegmentTags]) -> tuple[float, float, float, float]:
+    """A unit's emotion from its segments: stress and urgency at their peak, certainty at its lowest."""
+    if not tags:
+        default = EmotionLoad()
+        return default.stress, default.certainty, default.urgency, default.cooperation
+    return (
+        max(t.stress for t in tags),
+        min(t.certainty for t in tags),
+        max(t.urgency for t in tags),
+        sum(t.cooperation for t in tags) / len(tags),
+    )
+
+
+def blend_unit_emotion(
+    turn: Turn, head_emotion: Sequence[Sequence[float]], weight: float, apology_threshold: float
+) -> Turn:
+    """Mix the head's emotion (one row per unit, read from the unit's own vector) into the lexicon's.
+
+    The agent-apology rule applies to the head's stress too: above the threshold it becomes 1 − stress.
+    """
+    spans = unit_spans(turn)
+    rows = []
+    for index, head_row in enumerate(head_emotion):
+        tags = list(turn.tags[spans[index].first : spans[index].last + 1]) if spans else []
+        lex = lexicon_emotion(tags)
+        head = [float(v) for v in head_row]
+        if any(t.apology for t in tags) and head[0] > apology_threshold:
+            head[0] = 1.0 - head[0]
+        mixed = tuple(min(1.0, max(0.0, (1 - weight) * a + weight * b)) for a, b in zip(lex, head, strict=True))
+        rows.append((mixed[0], mixed[1], mixed[2], mixed[3]))
+    return replace(turn, unit_emotion=tuple(rows))
+
+
 def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
     """The turn's memory units, in order, with deterministic ids and every SPEC §4 field filled."""
-    cut = turn.unit_cut or _whole_turn_cut(turn)
+    cut = unit_spans(turn)
     if not cut:
         return (_unit(turn, 0, turn.text, (), [], 0.5, False, 0, len(turn.text)),)
     units = []
@@ -83,14 +133,9 @@ def _unit(
     if tags:
         probs, label = turn_intent(tags)
         kind = _unit_kind(tags)
-        stress = max(t.stress for t in tags)
-        urgency = max(t.urgency for t in tags)
-        emotion = EmotionLoad(
-            stress=stress,
-            certainty=min(t.certainty for t in tags),
-            urgency=urgency,
-            cooperation=sum(t.cooperation for t in tags) / len(tags),
-        )
+        load = turn.unit_emotion[index] if index < len(turn.unit_emotion) else lexicon_emotion(tags)
+        stress, certainty, urgency, cooperation = load
+        emotion = EmotionLoad(stress=stress, certainty=certainty, urgency=urgency, cooperation=cooperation)
         confidence = min(t.confidence for t in tags)
         strength = max(t.commitment_strength for t in tags)
         topic = next((t.topic for t in tags if t.topic), None)

@@ -226,3 +226,23 @@ def test_entropy_in_range_cut_covers_every_segment_and_state_pickles(case: tuple
             assert done.segment_entropy[i] >= TABLE.priority_floor
     units = units_from_turn(done)
     assert [u.unit_index for u in units] == list(range(len(done.unit_cut)))
+
+
+def test_head_emotion_is_mixed_per_unit_and_apologies_still_invert(static_embedder: Embedder) -> None:
+    from state.units import blend_unit_emotion, unit_texts
+
+    turn = released(tagged("非常抱歉，这是我们的问题，我们马上处理", role="agent"), static_embedder)
+    texts = unit_texts(turn)
+    assert texts == [u.text for u in units_from_turn(turn)]
+    head_rows = [[0.9, 0.2, 0.8, 0.6] for _ in texts]
+    mixed = blend_unit_emotion(turn, head_rows, 0.5, 0.5)
+    units = units_from_turn(mixed)
+    apologetic = [i for i, u in enumerate(turn.unit_cut) if any(t.apology for t in turn.tags[u.first : u.last + 1])]
+    assert apologetic
+    for i, unit in enumerate(units):
+        head_stress = 0.1 if i in apologetic else 0.9  # 0.9 > 0.5 in an agent's apology → 1 − 0.9
+        lexicon_stress = max(t.stress for t in turn.tags[turn.unit_cut[i].first : turn.unit_cut[i].last + 1])
+        assert unit.emotion.stress == pytest.approx(0.5 * lexicon_stress + 0.5 * head_stress)
+    assert blend_unit_emotion(turn, head_rows, 0.0, 0.5).unit_emotion[0][0] == pytest.approx(
+        units_from_turn(turn)[0].emotion.stress
+    )

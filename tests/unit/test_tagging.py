@@ -190,20 +190,16 @@ class _FixedHead:
         return intent, np.full((len(texts), 4), 0.9)
 
 
-def test_a_head_blends_with_the_lexicon_by_weight() -> None:
+def test_a_head_blends_into_intent_by_weight() -> None:
     lexicon_only = tag_texts(["What time is it?"], "customer", LEX, prev_intent=None)[0]
     blended = tag_texts(
-        ["What time is it?"],
-        "customer",
-        LEX,
-        prev_intent=None,
-        head=_FixedHead(),
-        config=TagConfig(head_weight=0.9, head_emotion_weight=1.0),
+        ["What time is it?"], "customer", LEX, prev_intent=None, head=_FixedHead(), config=TagConfig(head_weight=0.9)
     )[0]
     assert lexicon_only.label == "question"
     assert blended.label == "refuse"
-    assert blended.stress == pytest.approx(0.9)
     assert sum(blended.intent) == pytest.approx(1.0)
+    ignored = tag_texts(["What time is it?"], "customer", LEX, prev_intent=None, head=_FixedHead())[0]
+    assert ignored.label == "question"  # head_weight 0 (the default): intent is the lexicon's
 
 
 @settings(max_examples=60, deadline=None)
