@@ -233,6 +233,15 @@ def print_results(results: list[dict[str, object]], head_name: str) -> None:
         per = r.get("per_class")
         if isinstance(per, dict):
             print("              " + "  ".join(f"{k}: F1 {v['f1']:.3f} (n={v['support']})" for k, v in per.items()))
+    own = [
+        f"{r['set']} {c} F1 {r['per_class'][c]['f1']:.3f}"  # type: ignore[index]
+        for r in results
+        if r["metric"] == "intent_macro_f1"
+        for c in ("commitment", "refuse")
+        if c in r.get("per_class", {})  # type: ignore[operator]
+    ]
+    if own:
+        print("commitment and refuse on their own: " + "; ".join(own))
 
 
 if __name__ == "__main__":
