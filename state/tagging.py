@@ -35,6 +35,7 @@ _APOS = re.compile(r"\s*\\?\s*['’‘`]\s*(?=(?:ll|s|t|re|ve|d|m)\b)", re.IGNOR
 _SPACE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
 _SPACES = re.compile(r"\s+")
 NEUTRAL = CLASSES.index("neutral")
+LAST_WEIGHT = 0.85  # a turn's intent: this much from its last segment that says more than neutral
 COMMITMENT = CLASSES.index("commitment")
 REQUEST = CLASSES.index("request")
 Vector = npt.NDArray[np.float64]
@@ -323,7 +324,7 @@ def turn_intent(tags: Sequence[SegmentTags]) -> tuple[tuple[float, ...], str]:
     mat = np.array([t.intent for t in tags], dtype=np.float64)
     mean = mat.mean(axis=0)
     speaking = [i for i, row in enumerate(mat) if int(row.argmax()) != NEUTRAL]
-    mixed = 0.7 * mat[speaking[-1]] + 0.3 * mean if speaking else mean
+    mixed = LAST_WEIGHT * mat[speaking[-1]] + (1 - LAST_WEIGHT) * mean if speaking else mean
     mixed = mixed / mixed.sum()
     return tuple(float(p) for p in mixed), CLASSES[int(mixed.argmax())]
 
