@@ -2,8 +2,7 @@
 
     input → parse & validate ──errors──> dead letters
           → key by session_id → session state ──> state mirror
-          → normalise (language mix, sentences, times)
-          → intent & emotion tagging → entropy windows (unit cut) → memory units
+          → normalise (language mix, sentences, times) → memory units
           → embed → memory store (idempotent upsert) [+ memory topic]
 """
 
