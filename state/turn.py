@@ -12,6 +12,7 @@ from schemas.events import ConversationEvent
 from schemas.memory import CorefAnchor, TimeExpression
 from schemas.session import TaskAnnotation
 from state.language import LangMix, Sentence, clean_text, language_mix, split_sentences
+from state.segments import Segment, SegmentTags, UnitSpan
 from state.terms import SentenceNote
 from state.times import normalise_times
 
@@ -32,6 +33,20 @@ class Turn:
     priority_flag: bool = False  # any sentence holds an authority word
 
     # -- write-time filters II (intent/emotion tags, entropy): fields owned by issue 9 --
+    # Read by the entropy cut, written upstream by the term/authority filter (issue 3); aligned
+    # with `sentences`, missing entries mean the defaults (no priority, no override):
+    #   sentence_priority[i]          authority sentence: priority_flag, entropy >= 0.5, never merged
+    #   sentence_entropy_override[i]  e.g. 0.1 for a short sentence holding a whitelisted term (skips entropy)
+    sentence_priority: tuple[bool, ...] = ()
+    sentence_entropy_override: tuple[float | None, ...] = ()
+    # Written by tagging (operators/tagging.py) and the entropy cut (operators/entropy.py):
+    segments: tuple[Segment, ...] = ()  # clause-level segments of the sentences
+    tags: tuple[SegmentTags, ...] = ()  # aligned with segments
+    turn_intent: tuple[float, ...] = ()  # the turn's main intent, 6 probabilities (CLASSES order)
+    turn_intent_label: str = "neutral"
+    segment_entropy: tuple[float, ...] = ()  # aligned with segments, 0–1
+    unit_cut: tuple[UnitSpan, ...] = ()  # the memory units: atomic segments and merged low-entropy runs
+    unit_emotion: tuple[tuple[float, float, float, float], ...] = ()  # per unit, lexicon + head (stress … cooperation)
 
     # -- task state machine and validity: fields owned by issue 4 --
     # The task state machine's verdict on this turn (stage, transition, goal anchor with a

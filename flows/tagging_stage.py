@@ -1,0 +1,100 @@
+"""Composition of the tagging and entropy stage (issue 9): settings → resources → operators.
+
+Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the trained
+head, and the per-segment embedder; then wires tagging → entropy → unit emotion (the head's
+emotion per memory unit), with each session's end merged in so both stateful stages release and
+discard their per-session state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import bytewax.operators as op
+from bytewax.operators import KeyedStream
+
+from flows.settings import Settings
+from operators.entropy import EntropyOpConfig, window_entropy
+from operators.tagging import TaggingConfig, tag_turns
+from operators.unit_emotion import UnitEmotionConfig, unit_emotion
+from schemas.events import InputEvent
+from sinks.embedders import load_embedder
+from sinks.embedding_cache import CachedEmbedder
+from sinks.tagger_model import EmbeddingHead, default_head, load_head
+from state.closing import SessionClosed, closed_of
+from state.embedding import Embedder
+from state.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
+from state.hot_reload import HotFile
+from state.tag_lexicon import DEFAULT_LEXICON, load_lexicon
+from state.tagging import IntentHead, TagConfig
+from state.turn import Turn
+
+
+def tagging_head(settings: Settings) -> IntentHead | None:
+    """The configured head: shipped default, none, or a trained head file / fine-tuned model folder."""
+    spec = settings.tagging.head
+    if spec == "none":
+        return None
+    return default_head() if spec == "default" else load_head(Path(spec))
+
+
+def segment_embedder(settings: Settings, store_embedder: Embedder) -> Embedder:
+    cfg = settings.entropy
+    return store_embedder if cfg.embedder == "same" else load_embedder(cfg.embedder, cfg.model)
+
+
+def write_filters_ii(
+    settings: Settings,
+    turns: KeyedStream[Turn],
+    events: KeyedStream[InputEvent],
+    *,
+    embedder: Embedder,
+    clock: Callable[[], datetime],
+) -> tuple[KeyedStream[Turn], Embedder]:
+    """Tagging then entropy windows; either can be switched off in settings.
+
+    Returns the tagged, cut turns and the store embedder to use downstream: when the head reads
+    the store's model, both go through one shared cache, so a unit's vector is computed once.
+    """
+    tcfg, ecfg = settings.tagging, settings.entropy
+    if not tcfg.enabled and not ecfg.enabled:
+        return turns, embedder
+    head = tagging_head(settings) if tcfg.enabled else None
+    lexicon = HotFile(tcfg.lexicon_path or DEFAULT_LEXICON, load_lexicon)
+    closed = op.filter_map_value("session_closed", events, closed_of)
+    items: KeyedStream[Turn | SessionClosed] = op.merge("turns_and_closings", turns, closed)
+    if tcfg.enabled:
+        tag_config = TaggingConfig(
+            tag=TagConfig(clause_min_chars=tcfg.clause_min_chars, head_weight=tcfg.head_weight, context=tcfg.context),
+            idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
+        )
+        if isinstance(head, EmbeddingHead) and head.embedder_name == embedder.name:
+            embedder = CachedEmbedder(embedder)
+            head.bind(embedder)
+        items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
+    if not ecfg.enabled:
+        cut: KeyedStream[Turn] = op.filter_map_value(
+            "drop_closings", items, lambda item: item if isinstance(item, Turn) else None
+        )
+    else:
+        cut = _entropy(settings, items, embedder, clock)
+    if head is not None and tcfg.head_emotion_weight > 0:
+        cut = unit_emotion("unit_emotion", cut, UnitEmotionConfig(weight=tcfg.head_emotion_weight), head=head,
+                           lexicon=lexicon)
+    return cut, embedder
+
+
+def _entropy(
+    settings: Settings, items: KeyedStream[Turn | SessionClosed], embedder: Embedder, clock: Callable[[], datetime]
+) -> KeyedStream[Turn]:
+    ecfg = settings.entropy
+    seg_embedder = segment_embedder(settings, embedder)
+    table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
+    entropy_config = EntropyOpConfig(
+        entropy=EntropyConfig(lookahead=timedelta(seconds=ecfg.lookahead_s), embedder_name=seg_embedder.name),
+        hold_timeout=timedelta(seconds=max(ecfg.hold_timeout_s, ecfg.lookahead_s)),
+        idle_ttl=timedelta(seconds=ecfg.idle_ttl_s),
+    )
+    return window_entropy("entropy", items, entropy_config, table=table, embedder=seg_embedder, clock=clock)

@@ -1,0 +1,225 @@
+"""Intent and emotion tagging: the spec's examples, the post rules, properties."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schemas.events import AsrInfo, AsrPause, ConversationEvent
+from state.tag_lexicon import CLASSES, TagLexicon, load_lexicon
+from state.tagging import TagConfig, TagState, cue_text, tag_segment, tag_texts, tag_turn, turn_intent
+from state.turn import NormaliseConfig, normalise_turn
+
+LEX = load_lexicon()
+TS = datetime(2026, 1, 1, 8, tzinfo=UTC)
+
+
+def _turn(text: str, role: str = "customer", *, asr: AsrInfo | None = None, event_id: str = "e", speaker: str = "A"):
+    ev = ConversationEvent(
+        event_id=event_id,
+        session_id="s",
+        ts=TS,
+        text=text,
+        speaker_role=role,
+        speaker=speaker,  # type: ignore[arg-type]
+        modality="asr" if asr else "text",
+        asr=asr,
+    )
+    return normalise_turn(ev, NormaliseConfig())
+
+
+def test_hedged_promise_on_a_price_is_a_request_with_low_confidence() -> None:
+    tags = tag_segment("这个价格我们尽力争取", "agent", LEX)
+    assert tags.label == "request"
+    assert tags.confidence == pytest.approx(0.3)
+    assert tags.hedged
+    assert "hedge_rule" in tags.cues
+    assert tags.commitment_strength == pytest.approx(0.3)
+    plain = tag_segment("我们会把价格发给您", "agent", LEX)
+    assert plain.confidence == pytest.approx(0.75)
+    assert tags.certainty < plain.certainty  # uncertainty raised
+
+
+def test_hedge_rule_in_english_and_only_with_a_negotiable_object() -> None:
+    en = tag_segment("We'll try our best on the price.", "agent", LEX)
+    assert (en.label, en.confidence) == ("request", pytest.approx(0.3))
+    no_object = tag_segment("我们会尽力帮您", "agent", LEX)
+    assert not no_object.hedged
+    assert no_object.confidence == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize(
+    ("text", "strength"),
+    [
+        ("我保证明天给你答复", 1.0),
+        ("好的，我会发给你", 0.7),
+        ("I promise I'll call you", 1.0),
+        ("I will send it tonight", 0.7),
+    ],
+)
+def test_commitment_strength_tiers(text: str, strength: float) -> None:
+    tags = tag_segment(text, "agent", LEX)
+    assert tags.label == "commitment"
+    assert tags.commitment_strength == pytest.approx(strength)
+
+
+def test_try_is_the_weakest_tier_even_beside_will() -> None:
+    tags = tag_segment("I'll try to send it tonight", "agent", LEX)
+    assert tags.commitment_strength == pytest.approx(0.3)
+
+
+def test_no_commitment_no_strength() -> None:
+    assert tag_segment("What time does the store open?", "customer", LEX).commitment_strength == 0.0
+
+
+APOLOGY = "实在对不起，让您着急担心了，是我们的错！！"
+
+
+def test_agent_apology_with_high_stress_is_inverted() -> None:
+    customer = tag_segment(APOLOGY, "customer", LEX)
+    agent = tag_segment(APOLOGY, "agent", LEX)
+    assert customer.stress > 0.5
+    assert agent.apology_inverted
+    assert "apology_inversion" in agent.cues
+    assert agent.stress == pytest.approx(1.0 - customer.stress)
+
+
+def test_agent_without_apology_or_low_stress_is_not_inverted() -> None:
+    angry = tag_segment("太过分了，你们到底怎么回事！！", "agent", LEX)
+    assert angry.stress > 0.5
+    assert not angry.apology_inverted
+    calm = tag_segment("抱歉，稍等一下。", "agent", LEX)
+    assert calm.stress <= 0.5
+    assert not calm.apology_inverted
+
+
+@pytest.mark.parametrize(("role", "weight"), [("customer", 1.0), ("agent", -0.6), ("third_party", 0.3)])
+def test_role_weights_give_the_signed_pressure(role: str, weight: float) -> None:
+    tags = tag_segment("这日子没法过了，烦死了！", role, LEX)
+    assert tags.pressure == pytest.approx(weight * tags.stress)
+
+
+def test_asr_pauses_of_a_second_lower_certainty() -> None:
+    text = "我们下周二肯定能给到初版……不过测试环境还在搭。"
+    cut = text.index("……")
+    short = AsrInfo(confidence=0.9, start_ms=0, end_ms=5000, pauses=(AsrPause(after_char=cut, duration_ms=400),))
+    long = AsrInfo(confidence=0.9, start_ms=0, end_ms=5000, pauses=(AsrPause(after_char=cut, duration_ms=1200),))
+    _, calm = tag_turn(None, _turn(text, "agent", asr=short), TagConfig(), LEX)
+    _, paused = tag_turn(None, _turn(text, "agent", asr=long), TagConfig(), LEX)
+    assert all(p.certainty < c.certainty for p, c in zip(paused.tags, calm.tags, strict=True))
+
+
+def test_spec_example_committed_date_with_a_blocker_reads_as_a_request() -> None:
+    text = "我们下周二肯定能给到初版……不过测试环境还在搭。"
+    asr = AsrInfo(
+        confidence=0.9, start_ms=0, end_ms=5000, pauses=(AsrPause(after_char=text.index("……"), duration_ms=1200),)
+    )
+    _, turn = tag_turn(None, _turn(text, "agent", asr=asr), TagConfig(), LEX)
+    assert turn.turn_intent_label == "request"
+    blocker = turn.tags[-1]
+    assert blocker.stress > 0.5
+    assert blocker.certainty < 0.5
+    assert blocker.urgency > tag_segment("测试环境搭好了。", "agent", LEX).urgency
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Could you send me the invoice?", "request"),
+        ("What time does the store open?", "question"),
+        ("你能帮我查一下订单吗？", "request"),
+        ("这家店几点开门？", "question"),
+        ("不行，这个做不到。", "refuse"),
+        ("No way, I won't sign it.", "refuse"),
+        ("你是说哪个订单？", "clarify"),
+        ("I work at a small design studio.", "neutral"),
+        ("没问题，包在我身上。", "commitment"),
+    ],
+)
+def test_bilingual_intents(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+def test_an_acceptance_after_a_request_is_a_commitment() -> None:
+    state = TagState()
+    state, first = tag_turn(state, _turn("Could you close the window, please?", speaker="A"), TagConfig(), LEX)
+    assert first.turn_intent_label == "request"
+    _, reply = tag_turn(state, _turn("Sure.", speaker="B", event_id="e2"), TagConfig(), LEX)
+    assert reply.turn_intent_label == "commitment"
+    _, alone = tag_turn(None, _turn("Sure.", speaker="B", event_id="e3"), TagConfig(context=False), LEX)
+    assert alone.turn_intent_label != "commitment"
+
+
+def test_unit_kinds() -> None:
+    assert tag_segment("谢谢", "customer", LEX).kind == "smalltalk"
+    assert tag_segment("测试账号权限我们已开通", "agent", LEX).kind == "status_update"
+    assert tag_segment("你们怎么回事，到现在还没发货！", "customer", LEX).kind == "complaint"
+    assert tag_segment("麻烦补充下错误码说明", "customer", LEX).kind == "action_request"
+
+
+def test_topics_follow_the_recall_question_classes() -> None:
+    assert tag_segment("我的快递到哪了？", "customer", LEX).topic == "logistics"
+    assert tag_segment("I want a refund", "customer", LEX).topic == "after_sales"
+    assert tag_segment("今天天气不错", "customer", LEX).topic is None
+
+
+def test_cue_text_normalises_tokenised_english() -> None:
+    assert cue_text("I \\ ' ll be there , I ’ Ve SEEN it .") == "i'll be there, i've seen it."
+
+
+def test_turn_intent_of_nothing_is_neutral() -> None:
+    probs, label = turn_intent(())
+    assert label == "neutral"
+    assert probs[CLASSES.index("neutral")] == 1.0
+
+
+def test_the_last_segment_that_says_something_carries_the_turn() -> None:
+    tags = tag_texts(["Yes.", "Would you mind trading seats with me?"], "customer", LEX, prev_intent=None)
+    assert turn_intent(tags)[1] == "request"
+
+
+class _FixedHead:
+    name = "fixed"
+
+    def predict(self, texts, contexts):  # type: ignore[no-untyped-def]
+        intent = np.tile(np.eye(len(CLASSES))[CLASSES.index("refuse")], (len(texts), 1)) * 0.94 + 0.01
+        return intent, np.full((len(texts), 4), 0.9)
+
+
+def test_a_head_blends_into_intent_by_weight() -> None:
+    lexicon_only = tag_texts(["What time is it?"], "customer", LEX, prev_intent=None)[0]
+    blended = tag_texts(
+        ["What time is it?"], "customer", LEX, prev_intent=None, head=_FixedHead(), config=TagConfig(head_weight=0.9)
+    )[0]
+    assert lexicon_only.label == "question"
+    assert blended.label == "refuse"
+    assert sum(blended.intent) == pytest.approx(1.0)
+    ignored = tag_texts(["What time is it?"], "customer", LEX, prev_intent=None, head=_FixedHead())[0]
+    assert ignored.label == "question"  # head_weight 0 (the default): intent is the lexicon's
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(max_size=80), role=st.sampled_from(["customer", "agent", "third_party"]))
+def test_probabilities_sum_to_one_and_loads_stay_in_range(text: str, role: str) -> None:
+    tags = tag_segment(text, role, LEX)
+    assert sum(tags.intent) == pytest.approx(1.0)
+    assert all(0.0 <= p <= 1.0 for p in tags.intent)
+    for value in (
+        tags.stress,
+        tags.certainty,
+        tags.urgency,
+        tags.cooperation,
+        tags.confidence,
+        tags.commitment_strength,
+    ):
+        assert 0.0 <= value <= 1.0
+    assert tags.label in CLASSES
+
+
+def test_lexicon_is_a_data_file() -> None:
+    assert isinstance(LEX, TagLexicon)
+    assert len(LEX.intent_cues) > 20
