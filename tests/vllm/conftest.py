@@ -6,4 +6,4 @@ from __future__ import annotations
 
 import os
 
-collect_ignore = [] if os.environ.get("RECALLFLOW_VLLM_BASE_URL") else ["test_vllm_e2e.py"]
+collect_ignore = [] if os.environ.get("RECALLFLOW_VLLM_BASE_URL") else ["test_vllm_e2e.py", "test_vllm_flow_replay.py"]
