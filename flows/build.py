@@ -231,7 +231,10 @@ def build_flow(
                 stage_marks("mark_units", units, "units", _unit_ids, now_ns=time.time_ns),
                 stage_marks("mark_embed", embedded, "embed", _embedded_ids, now_ns=time.time_ns, final=True),
             ]
-            decisions = op.merge("decisions_all", decisions, stage_latency("stage_latency", *marks))
+            latencies = stage_latency("stage_latency", *marks)
+            for i, latency_sink in enumerate(outputs.stage_latencies):
+                op.output(f"stage_latency_out_{i}", latencies, latency_sink)
+            decisions = op.merge("decisions_all", decisions, latencies)
         catalog = CatalogReloader(settings.metrics.catalog or PACKAGED_CATALOG)
         window_cfg = MetricsConfig(
             window=timedelta(seconds=settings.metrics.window_s),
