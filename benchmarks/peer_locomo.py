@@ -36,6 +36,7 @@ from schemas.events import as_utc
 from schemas.memory import memory_id
 from schemas.recall import RecallRequest
 from sinks.embedders import load_embedder
+from sinks.embedding_memo import MemoEmbedder
 from sinks.store.base import StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.embedding import Embedder
@@ -91,32 +92,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = load_embedder(args.embedder)
     embedder.passage(["warm up"])
     tables = HotTables()
+    scores: dict[str, dict[int, list[float]]] = {"peer": defaultdict(list), "recallflow": defaultdict(list)}
+    lat: dict[str, list[float]] = {"peer": [], "recallflow": []}
+    # One store open at a time: each system is ingested, queried and closed before the next.
     with tempfile.TemporaryDirectory(prefix="peer-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
         peer_store = QdrantEdgeStore(tmp / "peer")
         peer_store.ensure_collection(embedder.dim)
-        ours_store = QdrantEdgeStore(tmp / "ours")
-        ours_store.ensure_collection(embedder.dim)
-
         started, cpu0 = time.perf_counter(), time.process_time()
         peer_cover = peer_ingest(events, peer_store, embedder, args.batch)
         peer_s, peer_cpu = time.perf_counter() - started, time.process_time() - cpu0
-        started, cpu0 = time.perf_counter(), time.process_time()
-        units = replay_units(events, ours_store, embedder, tmp)
-        ours_s, ours_cpu = time.perf_counter() - started, time.process_time() - cpu0
-        ours_cover = {u.memory_id: covered(u) for u in units}
-
-        service = RecallService(ours_store, embedder, tables)
-        scores: dict[str, dict[int, list[float]]] = {"peer": defaultdict(list), "recallflow": defaultdict(list)}
-        lat: dict[str, list[float]] = {"peer": [], "recallflow": []}
+        cover_sets = {p: {t} for p, t in peer_cover.items()}
         for q in questions:
             user, at = str(q["conv_id"]), as_utc(datetime.fromisoformat(str(q["ts"])))
             gold = {str(t) for t in q["evidence_turn_ids"]}
             t0 = time.perf_counter()
             qvec = embedder.query([str(q["question"])])[0]
             flt = StoreFilter(match={"tenant_id": TENANT, "user_id": user}, not_after=at.isoformat())
-            peer_ranked = [h.id for h in peer_store.search(qvec, flt, max(KS))]
+            ranked = [h.id for h in peer_store.search(qvec, flt, max(KS))]
             lat["peer"].append((time.perf_counter() - t0) * 1000)
+            for k in KS:
+                scores["peer"][k].append(_recall_at(ranked, gold, cover_sets, k))
+        peer_store.close()
+
+        ours_store = QdrantEdgeStore(tmp / "ours")
+        ours_store.ensure_collection(embedder.dim)
+        memo = MemoEmbedder(embedder)  # as flows.runtime.embedder_for gives the flow
+        started, cpu0 = time.perf_counter(), time.process_time()
+        units = replay_units(events, ours_store, memo, tmp)
+        ours_s, ours_cpu = time.perf_counter() - started, time.process_time() - cpu0
+        ours_cover = {u.memory_id: covered(u) for u in units}
+        service = RecallService(ours_store, memo, tables)
+        for q in questions:
+            user, at = str(q["conv_id"]), as_utc(datetime.fromisoformat(str(q["ts"])))
+            gold = {str(t) for t in q["evidence_turn_ids"]}
             request = RecallRequest(
                 query_event_id=str(q["qid"]),
                 session_id=f"{user}/eval",
@@ -126,12 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ts=at,
             )
             t0 = time.perf_counter()
-            ours_ranked = service.ranked_ids(request, max(KS))
+            ranked = service.ranked_ids(request, max(KS))
             lat["recallflow"].append((time.perf_counter() - t0) * 1000)
             for k in KS:
-                scores["peer"][k].append(_recall_at(peer_ranked, gold, {p: {t} for p, t in peer_cover.items()}, k))
-                scores["recallflow"][k].append(_recall_at(ours_ranked, gold, ours_cover, k))
-        peer_store.close()
+                scores["recallflow"][k].append(_recall_at(ranked, gold, ours_cover, k))
         ours_store.close()
 
     n = len(events)
