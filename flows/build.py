@@ -133,6 +133,8 @@ def build_flow(
         max_record_bytes=settings.input.max_record_bytes,
         max_text_chars=settings.input.max_text_chars,
         max_json_depth=settings.input.max_json_depth,
+        min_year=settings.input.min_year,
+        max_year=settings.input.max_year,
     )
     ingress = parse_events("parse_events", raws, limits, clock=clock)
     dead = ingress.errors if transport_errors is None else op.merge("all_dead", ingress.errors, transport_errors)

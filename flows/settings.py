@@ -22,6 +22,8 @@ class InputSettings(_Section):
     max_record_bytes: int = Field(default=256_000, gt=0, description="raw record limit; larger → dead letter")
     max_text_chars: int = Field(default=8_000, gt=0, description="turn text limit; longer → dead letter")
     max_json_depth: int = Field(default=32, gt=0, description="nesting limit; deeper → dead letter")
+    min_year: int = Field(default=1900, ge=1, description="event times before this year → dead letter")
+    max_year: int = Field(default=2999, le=9998, description="event times after this year → dead letter (no overflow)")
 
 
 class TimeSettings(_Section):

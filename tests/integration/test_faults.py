@@ -352,3 +352,45 @@ def test_a_hanging_verifier_does_not_hold_the_flow(tmp_path: Path) -> None:
     assert _expected_ids(events) <= stored
     assert len(stored) == len(events) + 1
     store.close()
+
+
+# --- the responder endpoint down, then back -------------------------------------------------
+
+
+def test_responder_endpoint_down_then_back_answers_every_request_once() -> None:
+    import asyncio
+
+    from schemas.response import AgentResponse
+    from sinks.respond_service import RespondService
+    from tests.fakes.fake_openai import FakeOpenAI
+    from tests.fakes.responder_factories import make_cue, make_request, make_responder
+    from tests.unit.test_respond_service import TOPICS, FakeMessage, FakeProducer
+
+    server = FakeOpenAI().start()
+    proxy = TcpProxy(("127.0.0.1", server.port))  # the endpoint's address; stopping it = endpoint down
+    service = RespondService(
+        make_responder(f"http://127.0.0.1:{proxy.port}/v1", retries=0),
+        consumer_config={},
+        producer_config={},
+        topics=TOPICS,
+        clock=lambda: datetime(2026, 6, 10, tzinfo=UTC),
+    )
+    producer = FakeProducer()
+    requests = [make_request("我的发票什么时候到？", make_cue(f"mem-{n}", text="发票3天内寄出"), n=n) for n in range(6)]
+    loop = asyncio.new_event_loop()
+    try:
+        down = [FakeMessage(r.model_dump_json().encode(), i) for i, r in enumerate(requests[:3])]
+        service.process(loop, producer, down)  # type: ignore[arg-type]
+        proxy.start()
+        up = [FakeMessage(r.model_dump_json().encode(), i + 3) for i, r in enumerate(requests[3:])]
+        service.process(loop, producer, up)  # type: ignore[arg-type]
+    finally:
+        loop.close()
+        proxy.stop()
+        server.stop()
+    responses = [AgentResponse.model_validate_json(v) for topic, _, v in producer.sent if topic == TOPICS.responses]
+    assert sorted(r.request_id for r in responses) == sorted(r.request_id for r in requests)  # each exactly once
+    by_id = {r.request_id: r for r in responses}
+    assert all(by_id[r.request_id].fallback for r in requests[:3])  # down: answered from the cues
+    assert not any(by_id[r.request_id].fallback for r in requests[3:])  # back: the model answers again
+    assert server.calls >= 3
