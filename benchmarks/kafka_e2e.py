@@ -89,7 +89,9 @@ def _collect(consumer: Consumer, want: set[str], timeout_s: float, seen: dict[st
             seen.setdefault(str(unit["event_id"]), msg.timestamp()[1] / 1000)
 
 
-def _produce(producer: Producer, topic: str, events: Sequence[dict[str, object]], rate: float | None) -> dict[str, float]:
+def _produce(
+    producer: Producer, topic: str, events: Sequence[dict[str, object]], rate: float | None
+) -> dict[str, float]:
     sent: dict[str, float] = {}
 
     def done(err: object, msg: object) -> None:
@@ -103,7 +105,12 @@ def _produce(producer: Producer, topic: str, events: Sequence[dict[str, object]]
             wait = started + i / rate - time.perf_counter()
             if wait > 0:
                 time.sleep(wait)
-        producer.produce(topic, json.dumps(event, ensure_ascii=False).encode(), key=str(event["session_id"]).encode(), on_delivery=done)
+        producer.produce(
+            topic,
+            json.dumps(event, ensure_ascii=False).encode(),
+            key=str(event["session_id"]).encode(),
+            on_delivery=done,
+        )
         producer.poll(0)
     producer.flush(30)
     return sent
@@ -130,8 +137,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         topics = {
             name: f"{tag}-{name}"
             for name in (
-                "input_topic", "memory_topic", "recall_topic", "response_request_topic",
-                "response_topic", "deadletter_topic", "archived_topic", "metrics_topic",
+                "input_topic",
+                "memory_topic",
+                "recall_topic",
+                "response_request_topic",
+                "response_topic",
+                "deadletter_topic",
+                "archived_topic",
+                "metrics_topic",
             )
         }
         cfg = {
@@ -146,13 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         conn = KafkaConnection(args.bootstrap)
         try:
             create_topics(conn, output_topics(settings), partitions=args.partitions)
-        except Exception as exc:  # noqa: BLE001 - any failure here means: no broker to measure
+        except Exception as exc:
             print(f"no broker at {args.bootstrap} ({exc}): run infra/services.sh up", file=sys.stderr)
             return 2
         log = tmp / "run.log"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "flows.cli", "run"], env=env_for(cfg), cwd=tmp, stdout=log.open("wb"),
-            stderr=subprocess.STDOUT, start_new_session=True,
+            [sys.executable, "-m", "flows.cli", "run"],
+            env=env_for(cfg),
+            cwd=tmp,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 1})
         units = _consumer(args.bootstrap, topics["memory_topic"])
@@ -197,7 +214,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _joined(probe)
         marks = {str(e["event_id"]) + "-probe": 0.0 for e in paced[:100]}
         for e in paced[:100]:
-            producer.produce(topics["input_topic"], json.dumps({**e, "event_id": str(e["event_id"]) + "-probe"}).encode())
+            producer.produce(
+                topics["input_topic"], json.dumps({**e, "event_id": str(e["event_id"]) + "-probe"}).encode()
+            )
             producer.poll(0)
             time.sleep(1 / args.rate)
         producer.flush(10)
@@ -221,8 +240,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print("| figure | value |")
     print("|---|---:|")
-    print(f"| paced {args.rate:g} events/s: produce → memory unit on the memory topic, p50 / p95 / p99 ms | {_pcts(lat)} ({len(lat)}/{len(sent_paced)} seen) |")
-    print(f"| burst of {args.events}: events/s, first produce → last memory unit | {burst_rate:.1f} ({len(burst_done)}/{len(sent_burst)} seen) |")
+    print(
+        f"| paced {args.rate:g} events/s: produce → memory unit on the memory topic, p50 / p95 / p99 ms | {_pcts(lat)} ({len(lat)}/{len(sent_paced)} seen) |"
+    )
+    print(
+        f"| burst of {args.events}: events/s, first produce → last memory unit | {burst_rate:.1f} ({len(burst_done)}/{len(sent_burst)} seen) |"
+    )
     print(f"| baseline: bare consumer of the input topic, records/s | {bare_rate:,.0f} |")
     if probe_ms:
         print(f"| baseline: bare produce → consume, p50 / p95 / p99 ms | {_pcts(probe_ms)} |")

@@ -6,8 +6,11 @@ Replays `--sessions` short sessions (`--turns` turns each, customer/agent altern
 session starting every 20 s of event time, so a day of event time holds 4,320 sessions)
 through the replay flow with the static embedder, recall branch on, recovery snapshots on.
 A share `--ended` of the sessions closes with a `SessionEnd`; the rest just go quiet and must
-be dropped by the idle timers (task `session_ttl_s`, coreference `idle_ttl_s`, trigger and
-latency state), which the run shortens to 1 h of event time so expiry happens inside it.
+be dropped by the idle timers: the task state machine's `session_ttl_s` (event time; 1 h here
+instead of 24 h) and coreference's `idle_ttl_s` / `end_grace_s` (processing time; 5 s / 1 s
+here instead of 1 h / 30 s, so expiry happens inside a run of a minute). The recall trigger's
+idle timer is fixed at 1 h of processing time (operators/recall.py), so in a replay faster
+than real time its state for sessions that never end stays until then: shown as is.
 
 Reported: resident memory (VmRSS) sampled every 0.5 s — before, at each tenth of the input,
 peak and after — and the keyed state left at the end, counted from the recovery snapshots
@@ -71,7 +74,12 @@ def make_archive(path: Path, sessions: int, turns: int, ended: float) -> int:
             )
         if s < sessions * ended:
             lines.append(
-                {"kind": "session_end", "event_id": f"m{s}-end", "session_id": f"m{s}", "ts": (start + timedelta(seconds=5 * turns)).isoformat()}
+                {
+                    "kind": "session_end",
+                    "event_id": f"m{s}-end",
+                    "session_id": f"m{s}",
+                    "ts": (start + timedelta(seconds=5 * turns)).isoformat(),
+                }
             )
     lines.sort(key=lambda e: str(e["ts"]))
     path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), encoding="utf-8")
@@ -113,7 +121,7 @@ def main() -> int:
                 deadletter={"path": str(tmp / "deadletter.jsonl")},
                 metrics={"path": str(tmp / "metrics.jsonl")},
                 task={"archived_path": str(tmp / "archived.jsonl"), "state_log_path": None, "session_ttl_s": 3600},
-                coref={"idle_ttl_s": 3600},
+                coref={"idle_ttl_s": 5, "end_grace_s": 1},
                 recovery={"enabled": True, "dir": str(tmp / "recovery"), "snapshot_interval_s": 2.0},
                 redis={"enabled": False},
             )

@@ -43,7 +43,9 @@ from state.embedding import Embedder
 from state.recall_config import HotTables
 
 
-def peer_ingest(events: Sequence[dict[str, object]], store: QdrantEdgeStore, embedder: Embedder, batch: int) -> dict[str, str]:
+def peer_ingest(
+    events: Sequence[dict[str, object]], store: QdrantEdgeStore, embedder: Embedder, batch: int
+) -> dict[str, str]:
     """Embed every turn and store it; returns point id → turn id."""
     cover: dict[str, str] = {}
     for i in range(0, len(events), batch):
@@ -147,7 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"embedder {embedder.name}, qdrant-edge, 1 process"
     )
     print()
-    print("| system | ingest turns/s | ingest CPU s | memories | recall p50 / p95 ms | " + " | ".join(f"R@{k}" for k in KS) + " |")
+    print(
+        "| system | ingest turns/s | ingest CPU s | memories | recall p50 / p95 ms | "
+        + " | ".join(f"R@{k}" for k in KS)
+        + " |"
+    )
     print("|---|---:|---:|---:|---:|" + "---:|" * len(KS))
     rows = (
         ("plain vector memory (peer)", peer_s, peer_cpu, len(peer_cover), "peer"),

@@ -137,7 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"| mirror, one session per write, {args.threads} threads | {_pcts(per_state)} | {writes / per_state_s:,.0f} | "
         f"{np.median(per_state) / np.median(raw_set):.2f} x |"
     )
-    print(f"| bare SET of the same bytes, {args.threads} threads (baseline) | {_pcts(raw_set)} | {writes / raw_s:,.0f} | 1.00 x |")
+    print(
+        f"| bare SET of the same bytes, {args.threads} threads (baseline) | {_pcts(raw_set)} | {writes / raw_s:,.0f} | 1.00 x |"
+    )
     print(
         f"| mirror, batched pipeline of {args.batch} (the sink's way), per batch | {_pcts(batch_ms)} | "
         f"{writes / batch_s:,.0f} | — |"

@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import io
 import json
 import pstats
-import statistics
 import tempfile
-import importlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-from pathlib import Path
 
 import numpy as np
 from bytewax.inputs import StatefulSourcePartition
@@ -45,7 +44,6 @@ from flows.build import build_flow
 from flows.io import SourceInput
 from flows.runtime import (
     close_stores,
-    embedder_for,
     execute,
     open_store,
     outputs_for,
@@ -118,7 +116,9 @@ class _Timers:
         self.emitted: dict[str, float] = {}  # source line -> time the source handed it to the flow
         self.stored: dict[str, float] = {}  # event id -> time its first unit reached the store
 
-    def wrap(self, stage: str, fn: Callable[..., Any], items: Callable[..., int] = lambda *a, **k: 1) -> Callable[..., Any]:
+    def wrap(
+        self, stage: str, fn: Callable[..., Any], items: Callable[..., int] = lambda *a, **k: 1
+    ) -> Callable[..., Any]:
         def timed(*a: Any, **k: Any) -> Any:
             started = time.perf_counter()
             try:
@@ -213,8 +213,12 @@ def run_flow(
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
     executor = None
     if recall is not None:
-        executor = SimpleNamespace(run_batch=timers.wrap("recall (query embed + search + scoring)", recall.run_batch, len))
-    source = _StampedSource(archive, settings.replay.batch_size if rate is None else max(1, min(64, int(rate / 10))), timers.emitted)
+        executor = SimpleNamespace(
+            run_batch=timers.wrap("recall (query embed + search + scoring)", recall.run_batch, len)
+        )
+    source = _StampedSource(
+        archive, settings.replay.batch_size if rate is None else max(1, min(64, int(rate / 10))), timers.emitted
+    )
     flow = build_flow(
         settings,
         SourceInput(source if rate is None else PacedSource(source, rate)),
@@ -319,13 +323,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"({floor_cpu:.1f} per CPU second) |"
         )
         print(f"| embedder alone, one at a time | {floor_single:.1f} sentences/s |")
-        print(f"| whole flow, full speed | {rate:.1f} turns/s ({elapsed:.1f} s wall, {cpu:.1f} s CPU, {stored} memories) |")
+        print(
+            f"| whole flow, full speed | {rate:.1f} turns/s ({elapsed:.1f} s wall, {cpu:.1f} s CPU, {stored} memories) |"
+        )
         print(f"| whole flow, turns per CPU second | {len(texts) / cpu:.1f} |")
         print(f"| whole flow / floor, wall clock | {rate / floor_rate:.2f} |")
-        print(f"| **whole flow / floor, CPU time (robust to a loaded machine)** | **{len(texts) / cpu / floor_cpu:.2f}** |")
+        print(
+            f"| **whole flow / floor, CPU time (robust to a loaded machine)** | **{len(texts) / cpu / floor_cpu:.2f}** |"
+        )
         e2e = _end_to_end(timers, line_events)
         if e2e:
-            print(f"| full speed: source → stored p50 / p95 / p99 ms (queueing included) | {_pcts(e2e).replace(' |', ' /')} |")
+            print(
+                f"| full speed: source → stored p50 / p95 / p99 ms (queueing included) | {_pcts(e2e).replace(' |', ' /')} |"
+            )
         print()
         print("Where the time goes at full speed (each stage's function, timed per call inside the flow):")
         print()
@@ -344,7 +354,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("|---|---:|---:|---:|---:|")
             print("\n".join(_stage_table(p_timers, len(texts))[2:]))
             if e2e:
-                print(f"| **source → stored in the store (whole write path)** | {len(e2e)} | | **{_pcts(e2e).replace(' |', ' /')}** | |")
+                print(
+                    f"| **source → stored in the store (whole write path)** | {len(e2e)} | | **{_pcts(e2e).replace(' |', ' /')}** | |"
+                )
         if profiler is not None:
             for key in ("tottime", "cumulative"):
                 buf = io.StringIO()

@@ -35,7 +35,7 @@ class EmbedderSettings(_Section):
     model: str | None = Field(default=None, description="sentence-transformers model name or local path")
     batch_size: int = Field(default=32, gt=0)
     memo_size: int = Field(
-        default=4096, ge=0, description="texts remembered per process (goal anchoring and recall embed a turn alike); 0: off"
+        default=4096, ge=0, description="texts remembered per process (anchoring and recall embed a turn alike); 0: off"
     )
 
 
