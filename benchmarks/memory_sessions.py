@@ -8,9 +8,8 @@ through the replay flow with the static embedder, recall branch on, recovery sna
 A share `--ended` of the sessions closes with a `SessionEnd`; the rest just go quiet and must
 be dropped by the idle timers: the task state machine's `session_ttl_s` (event time; 1 h here
 instead of 24 h) and coreference's `idle_ttl_s` / `end_grace_s` (processing time; 5 s / 1 s
-here instead of 1 h / 30 s, so expiry happens inside a run of a minute). The recall trigger's
-idle timer is fixed at 1 h of processing time (operators/recall.py), so in a replay faster
-than real time its state for sessions that never end stays until then: shown as is.
+here instead of 1 h / 30 s, so expiry happens inside a run of a minute) and the recall
+trigger's `recall.idle_ttl_s` (processing time; 5 s here instead of 1 h).
 
 Reported: resident memory (VmRSS) sampled every 0.5 s — before, at each tenth of the input,
 peak and after — and the keyed state left at the end, counted from the recovery snapshots
@@ -122,6 +121,7 @@ def main() -> int:
                 metrics={"path": str(tmp / "metrics.jsonl")},
                 task={"archived_path": str(tmp / "archived.jsonl"), "state_log_path": None, "session_ttl_s": 3600},
                 coref={"idle_ttl_s": 5, "end_grace_s": 1},
+                recall={"idle_ttl_s": 5},
                 recovery={"enabled": True, "dir": str(tmp / "recovery"), "snapshot_interval_s": 2.0},
                 redis={"enabled": False},
             )

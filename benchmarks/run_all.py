@@ -56,7 +56,10 @@ BENCHES = (
     Bench(
         "recall",
         "Recall latency per backend at 10k and 100k memories (store search, filter tenant+user+validity)",
-        ("benchmarks.store_bench", "--sizes", "10000,100000", "--max-local", "10000", "--queries", "200"),
+        (
+            "benchmarks.store_bench",
+            *("--sizes", "10000,100000", "--max-local", "10000", "--optimize-max", "10000", "--queries", "200"),
+        ),
         ("benchmarks.store_bench", "--sizes", "10000,100000", "--max-local", "100000", "--local-queries", "200"),
     ),
     Bench(

@@ -205,8 +205,10 @@ def build_flow(
     # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
     if recall is not None and settings.recall.enabled:
         trigger = TriggerConfig(context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles)
+        idle = timedelta(seconds=settings.recall.idle_ttl_s)
         requests = op.key_rm(
-            "recall_requests_unkeyed", recall_trigger("recall_trigger", turns, controls, trigger, clock=clock)
+            "recall_requests_unkeyed",
+            recall_trigger("recall_trigger", turns, controls, trigger, clock=clock, idle_ttl=idle),
         )
         recalled = op.flat_map_batch("recall_execute", requests, recall.run_batch)
         results = op.map("recall_results", recalled, lambda pair: pair[1])

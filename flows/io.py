@@ -26,10 +26,10 @@ from schemas.raw import RawRecord
 from schemas.recall import RecallResult
 from schemas.response import ResponseRequest
 from schemas.session import ArchivedTask, SessionState
-from state.metrics import Decision
 from sinks.jsonl_source import JsonlSource
 from sinks.kafka_source import KafkaReplaySource, Start, TransportError
 from sinks.pacing import PacedSource
+from state.metrics import Decision
 
 
 class InputSpec(Protocol):

@@ -24,6 +24,7 @@ from flows.verification import VerificationGuard
 from schemas.deadletter import DeadLetter
 from schemas.errors import ConfigurationError
 from schemas.memory import MemoryUnit
+from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
 from schemas.response import ResponseRequest
 from schemas.session import ArchivedTask, SessionState
@@ -31,9 +32,8 @@ from sinks.embedders import load_embedder
 from sinks.embedding_memo import MemoEmbedder
 from sinks.jsonl_sink import JsonlSink
 from sinks.kafka_sink import KafkaRecordSink
-from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
-from schemas.metrics import WindowMetrics
 from sinks.metrics_sinks import PrometheusMetricsSink, RedisMetricsSink
+from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
 from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore
 from sinks.store.sink import StoreSink

@@ -162,6 +162,9 @@ class RecallSettings(_Section):
     verify_wait_ms: float = Field(default=250.0, gt=0, description="longest recall waits for verifiers; late answers are cached")
     answer_ttl_s: float = Field(default=60.0, ge=0, description="a verifier answer this recent counts as fresh")
     trigger_roles: tuple[str, ...] = Field(default=("customer",), description="speaker roles whose turns trigger recall")
+    idle_ttl_s: float = Field(
+        default=3600.0, gt=0, description="processing time after a session's last turn when its trigger state is dropped"
+    )
 
 
 class VerifierSettings(_Section):
