@@ -53,6 +53,15 @@ test-unit: setup
 test-vllm: setup
 	PYTHON=$(CURDIR)/$(BIN)/python bash infra/test_vllm.sh
 
+# Every benchmark (bounded sizes; BENCH_ARGS=--full for the full ones) → BENCHMARKS.md, with
+# Redis and the broker started here and stopped here. ~15 min on the 2-core machine.
+bench: setup
+	infra/services.sh up
+	set +e; \
+	RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS=127.0.0.1:$${RECALLFLOW_KAFKA_PORT:-19092} \
+	  $(BIN)/python -m benchmarks.run_all $(BENCH_ARGS); rc=$$?; \
+	infra/services.sh down; exit $$rc
+
 lint: setup
 	$(BIN)/ruff check schemas state operators sinks flows tests
 	$(BIN)/mypy schemas state operators sinks flows

@@ -134,6 +134,8 @@ def build_flow(
         max_record_bytes=settings.input.max_record_bytes,
         max_text_chars=settings.input.max_text_chars,
         max_json_depth=settings.input.max_json_depth,
+        min_year=settings.input.min_year,
+        max_year=settings.input.max_year,
     )
     ingress = parse_events("parse_events", raws, limits, clock=clock)
     dead = ingress.errors if transport_errors is None else op.merge("all_dead", ingress.errors, transport_errors)
@@ -206,8 +208,10 @@ def build_flow(
     # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
     if recall is not None and settings.recall.enabled:
         trigger = TriggerConfig(context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles)
+        idle = timedelta(seconds=settings.recall.idle_ttl_s)
         requests = op.key_rm(
-            "recall_requests_unkeyed", recall_trigger("recall_trigger", turns, controls, trigger, clock=clock)
+            "recall_requests_unkeyed",
+            recall_trigger("recall_trigger", turns, controls, trigger, clock=clock, idle_ttl=idle),
         )
         recalled = op.flat_map_batch("recall_execute", requests, recall.run_batch)
         results = op.map("recall_results", recalled, lambda pair: pair[1])
@@ -234,7 +238,10 @@ def build_flow(
                 stage_marks("mark_units", units, "units", _unit_ids, now_ns=time.time_ns),
                 stage_marks("mark_embed", embedded, "embed", _embedded_ids, now_ns=time.time_ns, final=True),
             ]
-            decisions = op.merge("decisions_all", decisions, stage_latency("stage_latency", *marks))
+            latencies = stage_latency("stage_latency", *marks)
+            for i, latency_sink in enumerate(outputs.stage_latencies):
+                op.output(f"stage_latency_out_{i}", latencies, latency_sink)
+            decisions = op.merge("decisions_all", decisions, latencies)
         catalog = CatalogReloader(settings.metrics.catalog or PACKAGED_CATALOG)
         window_cfg = MetricsConfig(
             window=timedelta(seconds=settings.metrics.window_s),

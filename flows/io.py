@@ -29,6 +29,7 @@ from schemas.session import ArchivedTask, SessionState
 from sinks.jsonl_source import JsonlSource
 from sinks.kafka_source import KafkaReplaySource, Start, TransportError
 from sinks.pacing import PacedSource
+from state.metrics import Decision
 
 
 class InputSpec(Protocol):
@@ -90,6 +91,8 @@ class OutputSpec:
     recall_results: list[Sink[RecallResult]] = field(default_factory=list)
     response_requests: list[Sink[ResponseRequest]] = field(default_factory=list)
     metrics: list[Sink[WindowMetrics]] = field(default_factory=list)
+    # issue 8: per-turn `latency_ms.<stage>` decisions before windowing (benchmarks read exact quantiles)
+    stage_latencies: list[Sink[Decision]] = field(default_factory=list)
 
 
 # -- issue 7: replay from a Kafka topic (offset or time), paced replay --

