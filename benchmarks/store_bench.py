@@ -156,7 +156,9 @@ def run_size(n: int, args: argparse.Namespace, out: list[Row]) -> None:
             )
         else:
             nan = float("nan")
-            out.append(Row("edge+optimize", n, nan, nan, nan, nan, "skipped: > --optimize-max (HNSW build takes minutes)"))
+            out.append(
+                Row("edge+optimize", n, nan, nan, nan, nan, "skipped: > --optimize-max (HNSW build takes minutes)")
+            )
         edge.close()
         if n > args.max_local:
             out.append(

@@ -115,7 +115,10 @@ def predict(
         keys.append(key)
         clean = clean_text(row.text, language_mix(row.text))
         event = ConversationEvent(
-            event_id=key, session_id=row.session, ts=base + timedelta(seconds=15 * i), text=row.text,
+            event_id=key,
+            session_id=row.session,
+            ts=base + timedelta(seconds=15 * i),
+            text=row.text,
             speaker=row.speaker or None,
         )
         turn = Turn(event=event, lang=language_mix(clean), text=clean, sentences=split_sentences(clean), times=())
@@ -130,8 +133,9 @@ def predict(
         turn = results[key]
         if head is not None and head_emotion_weight > 0:
             texts = unit_texts(turn)
-            turn = blend_unit_emotion(turn, head.predict(texts, [None] * len(texts))[1], head_emotion_weight,
-                                      lex.apology_threshold)
+            turn = blend_unit_emotion(
+                turn, head.predict(texts, [None] * len(texts))[1], head_emotion_weight, lex.apology_threshold
+            )
         units = units_from_turn(turn)
         out.labels.append(turn.turn_intent_label)
         out.probs.append(turn.turn_intent)

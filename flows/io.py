@@ -33,7 +33,9 @@ from state.metrics import Decision
 
 
 class InputSpec(Protocol):
-    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]: ...
+    def attach(
+        self, flow: Dataflow, clock: Callable[[], datetime]
+    ) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]: ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,9 @@ class SourceInput:
 
     source: Source[RawRecord]
 
-    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
+    def attach(
+        self, flow: Dataflow, clock: Callable[[], datetime]
+    ) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
         return op.input("input", flow, self.source), None
 
 
@@ -74,8 +78,12 @@ class KafkaInput:
     config: dict[str, str]
     tail: bool = True
 
-    def attach(self, flow: Dataflow, clock: Callable[[], datetime]) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
-        out = kop.input("input", flow, brokers=self.brokers, topics=[self.topic], tail=self.tail, add_config=self.config)
+    def attach(
+        self, flow: Dataflow, clock: Callable[[], datetime]
+    ) -> tuple[Stream[RawRecord], Stream[DeadLetter] | None]:
+        out = kop.input(
+            "input", flow, brokers=self.brokers, topics=[self.topic], tail=self.tail, add_config=self.config
+        )
         raws = op.map("kafka_to_raw", out.oks, _from_kafka)
         errs = op.map("kafka_errors", out.errs, lambda e: _kafka_error(e, clock))
         return raws, errs

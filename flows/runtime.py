@@ -115,7 +115,11 @@ def kafka_config(cfg: KafkaSettings, *, consumer: bool) -> dict[str, str]:
     """librdkafka settings, security included (secrets unwrapped only here)."""
     conf: dict[str, str] = {"security.protocol": cfg.security_protocol}
     if consumer:
-        conf |= {"group.id": cfg.group_id, "session.timeout.ms": str(cfg.session_timeout_ms), "enable.auto.commit": "false"}
+        conf |= {
+            "group.id": cfg.group_id,
+            "session.timeout.ms": str(cfg.session_timeout_ms),
+            "enable.auto.commit": "false",
+        }
     if cfg.sasl_mechanism:
         conf["sasl.mechanism"] = cfg.sasl_mechanism
     if cfg.sasl_username:
@@ -130,7 +134,10 @@ def kafka_config(cfg: KafkaSettings, *, consumer: bool) -> dict[str, str]:
 def kafka_input(settings: Settings, *, tail: bool = True) -> KafkaInput:
     cfg = settings.kafka
     return KafkaInput(
-        brokers=cfg.bootstrap_servers.split(","), topic=cfg.input_topic, config=kafka_config(cfg, consumer=True), tail=tail
+        brokers=cfg.bootstrap_servers.split(","),
+        topic=cfg.input_topic,
+        config=kafka_config(cfg, consumer=True),
+        tail=tail,
     )
 
 
@@ -192,7 +199,8 @@ def metric_sinks(settings: Settings, mode: Mode) -> list[Sink[WindowMetrics]]:
 def outputs_for(
     settings: Settings, mode: Mode, mirror: StateMirror, embedder: Embedder, recent: RecentActions | None = None
 ) -> OutputSpec:
-    """Sinks per mode: replay writes dead letters and recall results to files; run writes every record to its topic too."""
+    """Sinks per mode: replay writes dead letters and recall results to files; run also writes
+    every record to its topic."""
     store_sink = StoreSink(lambda: open_store(settings), dim=embedder.dim)
     deadletters: list[Sink[DeadLetter]] = [JsonlSink(settings.deadletter.path)]
     units: list[Sink[MemoryUnit]] = []

@@ -153,24 +153,34 @@ class RecallSettings(_Section):
 
     enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
     candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
-    context_turns: int = Field(default=3, ge=0, le=3, description="last turns kept as immediate context (not retrieved)")
+    context_turns: int = Field(
+        default=3, ge=0, le=3, description="last turns kept as immediate context (not retrieved)"
+    )
     recent_limit: int = Field(default=5, ge=0, le=50, description="recent actions read from the 7-day tier")
     recent_window_s: int = Field(default=7 * 24 * 3600, gt=0, description="recent-actions tier window and TTL")
     weights_path: Path | None = Field(default=None, description="recall weights YAML (default: packaged)")
     lexicon_path: Path | None = Field(default=None, description="recall lexicon YAML (default: packaged)")
     skip_verification: bool = Field(default=False, description="override switch: treat transient facts as unverified")
-    verify_wait_ms: float = Field(default=250.0, gt=0, description="longest recall waits for verifiers; late answers are cached")
+    verify_wait_ms: float = Field(
+        default=250.0, gt=0, description="longest recall waits for verifiers; late answers are cached"
+    )
     answer_ttl_s: float = Field(default=60.0, ge=0, description="a verifier answer this recent counts as fresh")
-    trigger_roles: tuple[str, ...] = Field(default=("customer",), description="speaker roles whose turns trigger recall")
+    trigger_roles: tuple[str, ...] = Field(
+        default=("customer",), description="speaker roles whose turns trigger recall"
+    )
     idle_ttl_s: float = Field(
-        default=3600.0, gt=0, description="processing time after a session's last turn when its trigger state is dropped"
+        default=3600.0,
+        gt=0,
+        description="processing time after a session's last turn when its trigger state is dropped",
     )
 
 
 class VerifierSettings(_Section):
     """Verifiers per fact kind and the tool guard in front of them."""
 
-    endpoints: dict[str, str] = Field(default_factory=dict, description='fact kind → URL, e.g. {"warehouse_status": "http://…"}')
+    endpoints: dict[str, str] = Field(
+        default_factory=dict, description='fact kind → URL, e.g. {"warehouse_status": "http://…"}'
+    )
     fallback_values: dict[str, str] = Field(default_factory=dict, description="fact kind → value served when degraded")
     timeout_s: float = Field(default=2.0, gt=0)
     max_workers: int = Field(default=4, gt=0)
@@ -180,6 +190,8 @@ class VerifierSettings(_Section):
     breaker_s: float = Field(default=900.0, gt=0)
     degrade_below: float = Field(default=0.55, ge=0, le=1)
     break_below: float = Field(default=0.3, ge=0, le=1)
+
+
 # -- issue 7 section classes (recovery, metrics, replay, ASR) --
 
 
@@ -305,7 +317,9 @@ class TaggingSettings(_Section):
         "or a trained head file / fine-tuned model folder from `recallflow train-tagger`",
     )
     head_weight: float = Field(default=0.0, ge=0.0, le=1.0, description="log-linear blend of head and lexicon intent")
-    head_emotion_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="linear blend of head and lexicon emotion")
+    head_emotion_weight: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="linear blend of head and lexicon emotion"
+    )
     context: bool = Field(default=True, description="read the other speaker's previous main intent")
     clause_min_chars: int = Field(default=20, gt=0, description="cut Chinese sentences this long at ，；")
     idle_ttl_s: float = Field(default=3600.0, gt=0)
@@ -320,17 +334,19 @@ class EntropySettings(_Section):
     )
     model: str | None = None
     table_path: Path | None = Field(default=None, description="entropy table YAML; None → the packaged one")
-    lookahead_s: float = Field(default=10.0, ge=0, description="event-time gap within which the next turn is a neighbour")
-    hold_timeout_s: float = Field(default=12.0, gt=0, description="processing-time release of a held turn (≥ lookahead)")
+    lookahead_s: float = Field(
+        default=10.0, ge=0, description="event-time gap within which the next turn is a neighbour"
+    )
+    hold_timeout_s: float = Field(
+        default=12.0, gt=0, description="processing-time release of a held turn (≥ lookahead)"
+    )
     idle_ttl_s: float = Field(default=3600.0, gt=0)
 
 
 class Settings(BaseSettings):
     """The settings root. Build it once (`Settings()`), pass it down; never read env elsewhere."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="RECALLFLOW_", env_nested_delimiter="__", frozen=True, extra="forbid"
-    )
+    model_config = SettingsConfigDict(env_prefix="RECALLFLOW_", env_nested_delimiter="__", frozen=True, extra="forbid")
 
     input: InputSettings = InputSettings()
     time: TimeSettings = TimeSettings()

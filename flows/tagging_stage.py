@@ -81,8 +81,9 @@ def write_filters_ii(
     else:
         cut = _entropy(settings, items, embedder, clock)
     if head is not None and tcfg.head_emotion_weight > 0:
-        cut = unit_emotion("unit_emotion", cut, UnitEmotionConfig(weight=tcfg.head_emotion_weight), head=head,
-                           lexicon=lexicon)
+        cut = unit_emotion(
+            "unit_emotion", cut, UnitEmotionConfig(weight=tcfg.head_emotion_weight), head=head, lexicon=lexicon
+        )
     return cut, embedder
 
 

@@ -30,5 +30,7 @@ def embed_batch(units: list[MemoryUnit], embedder: Embedder, batch_size: int) ->
 
 
 @operator
-def embed_units(step_id: str, up: Stream[MemoryUnit], config: EmbedConfig, *, embedder: Embedder) -> Stream[EmbeddedUnit]:
+def embed_units(
+    step_id: str, up: Stream[MemoryUnit], config: EmbedConfig, *, embedder: Embedder
+) -> Stream[EmbeddedUnit]:
     return op.flat_map_batch("embed_batch", up, lambda batch: embed_batch(batch, embedder, config.batch_size))

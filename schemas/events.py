@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated, Literal
-
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -84,7 +83,9 @@ class ConversationEvent(_EventBase):
     asr: AsrInfo | None = None
     lang: str | None = Field(default=None, max_length=16)
     tz: str | None = Field(
-        default=None, max_length=64, description="IANA zone of the speaker's wall clock (明天下午三点); default from settings"
+        default=None,
+        max_length=64,
+        description="IANA zone of the speaker's wall clock (明天下午三点); default from settings",
     )
     meta: dict[str, MetaValue] = Field(default_factory=dict)
 

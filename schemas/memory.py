@@ -9,7 +9,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-
 from pydantic import Field
 
 from schemas.events import SCHEMA_VERSION, Modality, Record, SpeakerRole

@@ -30,8 +30,16 @@ class ScoreComponents(Record):
 
 class ValidityDecision(Record):
     memory_id: str
-    decision: Literal["kept", "expired", "verified", "verify_failed_downweighted", "verify_failed_dropped",
-                      "low_confidence", "superseded", "fallback"]
+    decision: Literal[
+        "kept",
+        "expired",
+        "verified",
+        "verify_failed_downweighted",
+        "verify_failed_dropped",
+        "low_confidence",
+        "superseded",
+        "fallback",
+    ]
     detail: str = ""
 
 

@@ -40,7 +40,10 @@ class _KafkaPartition(StatelessSinkPartition[BaseModel]):
         try:
             for record in items:
                 self._producer.produce(
-                    self._topic, key=record_key(record), value=record.model_dump_json().encode(), on_delivery=self._on_delivery
+                    self._topic,
+                    key=record_key(record),
+                    value=record.model_dump_json().encode(),
+                    on_delivery=self._on_delivery,
                 )
                 self._producer.poll(0)
         except (KafkaException, BufferError) as exc:
@@ -56,7 +59,9 @@ class _KafkaPartition(StatelessSinkPartition[BaseModel]):
 
 
 class KafkaRecordSink(DynamicSink[BaseModel]):
-    def __init__(self, bootstrap_servers: str, topic: str, config: dict[str, str], flush_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, bootstrap_servers: str, topic: str, config: dict[str, str], flush_timeout_s: float = 30.0
+    ) -> None:
         self._config: dict[str, Any] = {"bootstrap.servers": bootstrap_servers, "enable.idempotence": True, **config}
         self._topic = topic
         self._flush_timeout_s = flush_timeout_s

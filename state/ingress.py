@@ -89,7 +89,9 @@ def validate_event(obj: dict[str, Any], limits: IngressLimits) -> InputEvent:
     """
     version = obj.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
-        raise UnsupportedVersionError(f"schema_version {version!r} is not supported (this build reads {SCHEMA_VERSION})")
+        raise UnsupportedVersionError(
+            f"schema_version {version!r} is not supported (this build reads {SCHEMA_VERSION})"
+        )
     if "kind" not in obj:
         obj = {**obj, "kind": "turn"}
     text = obj.get("text")

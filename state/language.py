@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 from schemas.events import AsrPause
@@ -72,7 +73,7 @@ def split_sentences(text: str, pauses: tuple[AsrPause, ...] = (), *, pause_split
     cuts.update(p.after_char for p in pauses if p.duration_ms >= pause_split_ms and 0 < p.after_char < len(text))
     bounds = sorted({0, len(text), *cuts})
     out: list[Sentence] = []
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in pairwise(bounds):
         piece = text[start:end]
         stripped = piece.strip()
         if not stripped:

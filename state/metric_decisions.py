@@ -181,10 +181,7 @@ def mark_stage(state: LatencyState | None, mark: StageMark) -> tuple[LatencyStat
 
 def _latencies(ts: datetime, marks: list[tuple[str, int]]) -> list[Decision]:
     ordered = sorted(marks, key=lambda m: m[1])
-    out = [
-        Decision(ts, f"latency_ms.{stage}", (at - prev_at) / 1e6)
-        for (_, prev_at), (stage, at) in pairwise(ordered)
-    ]
+    out = [Decision(ts, f"latency_ms.{stage}", (at - prev_at) / 1e6) for (_, prev_at), (stage, at) in pairwise(ordered)]
     if len(ordered) > 1:
         out.append(Decision(ts, "latency_ms.total", (ordered[-1][1] - ordered[0][1]) / 1e6))
     return out

@@ -5,7 +5,8 @@ Two heads per clause segment: intent over 6 classes with probabilities, and the 
 (`state/resources/tagging.yaml`) plus rules; a trained `IntentHead` (small heads on frozen
 sentence embeddings, or a fine-tuned transformer, see `sinks/tagger_model.py`) is blended into the
 intent per segment when `head_weight` > 0, and into the emotion load per memory unit, after the
-entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`). Post rules, in order: hedge downgrade (commitment + hedge adverb +
+entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`).
+Post rules, in order: hedge downgrade (commitment + hedge adverb +
 negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
 lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
 

@@ -6,7 +6,8 @@ the turn from the first to the last segment; `source_text` is the whole utteranc
 Annotations of a merged run: intent as for a turn (last segment that says more than neutral),
 the most salient unit type, the lowest confidence, stress/urgency at their peak, certainty at its
 lowest; with a trained head, its emotion read from the unit's own vector is mixed in
-(`blend_unit_emotion`, filled by operators/unit_emotion.py). Ids stay deterministic: `memory_id(tenant, session, event, unit_index)`.
+(`blend_unit_emotion`, filled by operators/unit_emotion.py). Ids stay deterministic:
+`memory_id(tenant, session, event, unit_index)`.
 
 A turn that never went through tagging and the entropy cut (empty `unit_cut`) becomes one unit.
 """

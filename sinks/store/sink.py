@@ -42,19 +42,31 @@ class _StorePartition(StatelessSinkPartition[EmbeddedUnit]):
             try:
                 self._store.upsert(points)
             except StoreError as exc:
-                log.warning(json.dumps({"op": "store.upsert", "attempt": attempt, "points": len(points), "error": str(exc)}))
+                log.warning(
+                    json.dumps({"op": "store.upsert", "attempt": attempt, "points": len(points), "error": str(exc)})
+                )
                 if attempt == self._retries:
                     raise
                 time.sleep(self._backoff_s * attempt)
                 continue
-            log.debug(json.dumps({"op": "store.upsert", "points": len(points), "ms": round((time.perf_counter() - started) * 1000, 2)}))
+            log.debug(
+                json.dumps(
+                    {
+                        "op": "store.upsert",
+                        "points": len(points),
+                        "ms": round((time.perf_counter() - started) * 1000, 2),
+                    }
+                )
+            )
             return
 
 
 class StoreSink(DynamicSink[EmbeddedUnit]):
     """`open_store` returns the process-wide store (workers of a process share one handle)."""
 
-    def __init__(self, open_store: Callable[[], MemoryStore], dim: int, retries: int = 5, backoff_s: float = 0.5) -> None:
+    def __init__(
+        self, open_store: Callable[[], MemoryStore], dim: int, retries: int = 5, backoff_s: float = 0.5
+    ) -> None:
         self._open_store = open_store
         self._dim = dim
         self._retries = retries

@@ -25,7 +25,9 @@ def _run(records: list[RawRecord], embedder: Embedder, clock: Callable[[], datet
     dead: list[DeadLetter] = []
     points: list[EmbeddedUnit] = []
     states: list[SessionState] = []
-    outputs = OutputSpec(deadletters=[TestingSink(dead)], memory_points=[TestingSink(points)], states=[TestingSink(states)])
+    outputs = OutputSpec(
+        deadletters=[TestingSink(dead)], memory_points=[TestingSink(points)], states=[TestingSink(states)]
+    )
     run_main(build_flow(Settings(), SourceInput(TestingSource(records)), outputs, embedder=embedder, clock=clock))
     return dead, points, states
 
@@ -78,4 +80,3 @@ def test_replaying_the_example_twice_gives_same_ids(static_embedder: Embedder, c
     first = ids()
     assert first == ids()
     assert len(first) == len(set(first)) > 0
-

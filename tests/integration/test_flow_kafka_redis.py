@@ -28,7 +28,9 @@ pytestmark = pytest.mark.integration
 def _archive(path: Path) -> Path:
     lines = [
         json.dumps(event_dict(event_id="k1", session_id="kafka-s1", text="明天下午三点开会"), ensure_ascii=False),
-        json.dumps(event_dict(event_id="k2", session_id="kafka-s1", text="next Tuesday is fine", ts="2026-01-01T08:01:00Z")),
+        json.dumps(
+            event_dict(event_id="k2", session_id="kafka-s1", text="next Tuesday is fine", ts="2026-01-01T08:01:00Z")
+        ),
         "{not json",
         json.dumps(event_dict(event_id="k3", session_id="kafka-s2", text="我的订单还没到")),
     ]

@@ -19,7 +19,9 @@ from state.tagging import TagConfig
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tagger_eval"
 ROOT = Path(__file__).resolve().parents[2]
 # ../shared/data/dev beside the repository (or beside the worktrees folder of a worktree).
-DEV = next((p for p in (ROOT.parent / "shared/data/dev", ROOT.parent.parent / "shared/data/dev") if p.exists()), ROOT / "-")
+DEV = next(
+    (p for p in (ROOT.parent / "shared/data/dev", ROOT.parent.parent / "shared/data/dev") if p.exists()), ROOT / "-"
+)
 
 
 def test_f1_is_over_the_gold_classes() -> None:

@@ -35,7 +35,9 @@ def test_naive_ts_is_read_as_utc() -> None:
 
 
 def test_control_event_by_kind() -> None:
-    ev = parse_record(raw({"kind": "session_end", "event_id": "x", "session_id": "s", "ts": "2026-01-01T00:00:00Z"}), LIMITS)
+    ev = parse_record(
+        raw({"kind": "session_end", "event_id": "x", "session_id": "s", "ts": "2026-01-01T00:00:00Z"}), LIMITS
+    )
     assert isinstance(ev, SessionEnd)
 
 
@@ -92,7 +94,9 @@ def test_empty_text() -> None:
         parse_record(raw(event_dict(text="   ")), LIMITS)
 
 
-@pytest.mark.parametrize("ts", ["9999-12-31T23:59:59", "0001-01-01T00:00:00", "3000-01-01T00:00:00Z", "1899-12-31T23:59:59Z"])
+@pytest.mark.parametrize(
+    "ts", ["9999-12-31T23:59:59", "0001-01-01T00:00:00", "3000-01-01T00:00:00Z", "1899-12-31T23:59:59Z"]
+)
 def test_event_times_outside_the_year_range_are_refused(ts: str) -> None:
     with pytest.raises(EventValidationError, match="outside the years 1900-2999"):
         parse_record(raw(event_dict(ts=ts)), LIMITS)

@@ -26,8 +26,13 @@ def test_records_are_frozen() -> None:
 
 def test_dead_letter_keeps_invalid_utf8() -> None:
     dl = DeadLetter.from_raw(
-        step="s", key=None, source="f:1", error_type="malformed", message="m", raw=b"\xff\x00ok", at=datetime(2026, 1, 1, tzinfo=UTC)
+        step="s",
+        key=None,
+        source="f:1",
+        error_type="malformed",
+        message="m",
+        raw=b"\xff\x00ok",
+        at=datetime(2026, 1, 1, tzinfo=UTC),
     )
     assert dl.raw_bytes() == b"\xff\x00ok"
     assert DeadLetter.model_validate_json(dl.model_dump_json()).raw_bytes() == b"\xff\x00ok"
-
