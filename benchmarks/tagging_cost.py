@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     from evals.heads import head_for
     from schemas.events import ConversationEvent
     from sinks.embedders import load_embedder
-    from sinks.embedding_cache import CachedEmbedder
+    from sinks.embedding_memo import MemoEmbedder
     from sinks.tagger_model import EmbeddingHead
     from state.entropy import EntropyConfig, advance, flush, load_entropy_table
     from state.tag_lexicon import load_lexicon
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     timed = _Timed(raw_store)
     store: Any = raw_store
     if isinstance(head, EmbeddingHead) and head.embedder_name == raw_store.name:
-        store = CachedEmbedder(timed, max_entries=1_000_000)  # type: ignore[arg-type]
+        store = MemoEmbedder(timed, size=1_000_000)  # type: ignore[arg-type]
         head.bind(store)
     config = EntropyConfig(embedder_name=segment_embedder.name)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -21,7 +21,7 @@ from operators.tagging import TaggingConfig, tag_turns
 from operators.unit_emotion import UnitEmotionConfig, unit_emotion
 from schemas.events import InputEvent
 from sinks.embedders import load_embedder
-from sinks.embedding_cache import CachedEmbedder
+from sinks.embedding_memo import MemoEmbedder
 from sinks.tagger_model import EmbeddingHead, default_head, load_head
 from state.closing import SessionClosed, closed_of
 from state.embedding import Embedder
@@ -71,7 +71,10 @@ def write_filters_ii(
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
         if isinstance(head, EmbeddingHead) and head.embedder_name == embedder.name:
-            embedder = CachedEmbedder(embedder)
+            # The head reads each unit's passage vector; the store asks for the same text later:
+            # one memo (usually already in front of the embedder, see flows/runtime.py) serves both.
+            if not isinstance(embedder, MemoEmbedder):
+                embedder = MemoEmbedder(embedder)
             head.bind(embedder)
         items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
     if not ecfg.enabled:

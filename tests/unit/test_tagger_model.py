@@ -168,19 +168,19 @@ def test_train_tagger_command(tmp_path: Path) -> None:
 
 
 def test_a_head_binds_only_to_its_own_model(static_embedder) -> None:
-    from sinks.embedding_cache import CachedEmbedder
+    from sinks.embedding_memo import MemoEmbedder
 
     head = default_head_or_skip()
     with pytest.raises(ConfigurationError, match="trained on"):
         head.bind(static_embedder)
     from sinks.embedders import load_embedder
 
-    shared = CachedEmbedder(load_embedder(head.embedder_kind))
+    shared = MemoEmbedder(load_embedder(head.embedder_kind))
     head.bind(shared)
     head.predict(["你好"], [None])
-    assert shared.misses == 1
+    assert shared.stats() == (0, 1)
     assert shared.passage(["你好"]).shape == (1, shared.dim)
-    assert shared.hits == 1
+    assert shared.stats() == (1, 1)
 
 
 def default_head_or_skip() -> EmbeddingHead:
@@ -190,15 +190,3 @@ def default_head_or_skip() -> EmbeddingHead:
     assert head is not None, "the repository ships sinks/resources/tagger_head.json"
     return head
 
-
-def test_cached_embedder_is_bounded_and_exact(static_embedder) -> None:
-    from sinks.embedding_cache import CachedEmbedder
-
-    cached = CachedEmbedder(static_embedder, max_entries=2)
-    first = cached.passage(["a", "b", "c"])
-    assert np.allclose(first, static_embedder.passage(["a", "b", "c"]))
-    assert cached.passage([]).shape == (0, static_embedder.dim)
-    cached.passage(["a"])  # evicted: a miss again
-    assert cached.misses == 4
-    assert cached.hits == 0
-    assert np.allclose(cached.query(["a"]), static_embedder.query(["a"]))
