@@ -14,9 +14,14 @@ import numpy as np
 
 from state.embedding import Embedder, Matrix
 
+CACHE_DIR = Path("var/eval_cache")
+
 
 class CachedEmbedder:
-    def __init__(self, inner: Embedder, cache_dir: Path = Path("var/eval_cache")) -> None:
+    """Wraps an embedder; `passage` and `query` read and fill a per-embedder cache file (`save`)."""
+
+    def __init__(self, inner: Embedder, cache_dir: Path | None = None) -> None:
+        cache_dir = cache_dir if cache_dir is not None else CACHE_DIR
         self._inner = inner
         self.name = inner.name
         self.dim = inner.dim

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from evals.disk_embed_cache import DiskCachedEmbedder
+from evals.embed_cache import CachedEmbedder
 from evals.metrics import auroc, f1_table
 from state.tag_lexicon import CLASSES
 
@@ -38,7 +38,7 @@ def kfold_reports(cache: dict[str, Any], folds: int, embedder_kind: str) -> list
     from sinks.embedders import load_embedder
     from sinks.tagger_train import fit_dual_head
 
-    embedder = DiskCachedEmbedder(load_embedder(embedder_kind))
+    embedder = CachedEmbedder(load_embedder(embedder_kind))
     out: list[dict[str, object]] = []
     for name, (rows, preds) in cache.items():
         x = embedder.passage([r.text for r in rows]).astype(np.float64)

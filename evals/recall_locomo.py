@@ -31,11 +31,10 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
+from bytewax.testing import TestingSink, run_main
 
 from evals.data import dev_data
 from evals.embed_cache import CachedEmbedder
-from bytewax.testing import TestingSink, run_main
-
 from flows.build import build_flow
 from flows.io import OutputSpec, file_input
 from flows.recall import RecallService
@@ -45,8 +44,8 @@ from schemas.memory import MemoryUnit
 from schemas.recall import RecallRequest
 from sinks.embedders import load_embedder
 from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
-from sinks.store.sink import StoreSink
 from sinks.store.qdrant_edge import QdrantEdgeStore
+from sinks.store.sink import StoreSink
 from state.embedding import Embedder
 from state.recall_config import HotTables
 from state.recall_lexical import bm25_scores, tokenize

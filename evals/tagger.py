@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default=",".join(dict.fromkeys(INTENT_SETS + STRESS_SETS)), help="comma-separated")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from evals.disk_embed_cache import DiskCachedEmbedder
+    from evals.embed_cache import CachedEmbedder
     from evals.heads import head_for
     from sinks.tagger_model import EmbeddingHead
 
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     config = TagConfig(context=not args.no_context, head_weight=args.head_weight)
     if isinstance(head, EmbeddingHead):
         # Same vectors as the flow's, kept on disk between runs (var/eval_cache/).
-        cached = DiskCachedEmbedder(load_embedder(head.embedder_kind, head.embedder_model))
+        cached = CachedEmbedder(load_embedder(head.embedder_kind, head.embedder_model))
         head.bind(cached)
     results: list[dict[str, object]] = []
     cache: dict[str, tuple[list[Row], Predictions]] = {}

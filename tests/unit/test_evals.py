@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from evals.disk_embed_cache import DiskCachedEmbedder
+from evals.embed_cache import CachedEmbedder
 from evals.metrics import auroc, f1_table
 from evals.tagger import main as eval_main
 from evals.tagger import predict, read_set
@@ -63,10 +63,10 @@ def test_recallflow_eval_tagger_alias() -> None:
 
 
 def test_kfold_reference_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import evals.disk_embed_cache
+    import evals.embed_cache
     from evals.kfold import kfold_reports
 
-    monkeypatch.setattr(evals.disk_embed_cache, "CACHE_DIR", tmp_path)
+    monkeypatch.setattr(evals.embed_cache, "CACHE_DIR", tmp_path)
     rows = read_set(FIXTURES / "cped")
     preds = predict(rows, load_lexicon(), None, TagConfig())
     reports = kfold_reports({"cped": (rows, preds)}, folds=2, embedder_kind="static")
@@ -76,10 +76,10 @@ def test_kfold_reference_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_disk_cache_round_trips(tmp_path: Path, static_embedder) -> None:
-    first = DiskCachedEmbedder(static_embedder, tmp_path)
+    first = CachedEmbedder(static_embedder, tmp_path)
     a = first.passage(["你好", "hello"])
     first.save()
-    second = DiskCachedEmbedder(static_embedder, tmp_path)
+    second = CachedEmbedder(static_embedder, tmp_path)
     assert np.allclose(second.passage(["hello", "你好"]), a[::-1])
     assert second.passage([]).shape == (0, static_embedder.dim)
     assert np.allclose(second.query(["hi"]), static_embedder.query(["hi"]))
