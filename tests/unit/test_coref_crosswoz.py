@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from evals.coref_crosswoz import DEFAULT, evaluate
+from evals.coref_crosswoz import DEFAULT, evaluate, same_name
+
+
+def test_names_compare_up_to_width_and_spaces() -> None:
+    assert same_name("王胖子驴肉火烧（鼓楼店）", "王胖子驴肉火烧(鼓楼店)")
+    assert same_name("庆丰包子铺 八达岭长城店", "庆丰包子铺八达岭长城店")
+    assert not same_name("北京全聚德", "北京全聚德(王府井店)")
+    assert not same_name(None, "故宫") and same_name(None, None)
 
 
 @pytest.mark.skipif(not DEFAULT.exists(), reason=f"CrossWOZ dev data not found at {DEFAULT} (set RECALLFLOW_DEV_DATA)")
 def test_crosswoz_accuracy_does_not_regress() -> None:
-    right, total = evaluate(DEFAULT)
-    assert total == 1479
-    assert right / total >= 0.74  # measured 0.759; `python -m evals.coref_crosswoz` prints the figure
+    score = evaluate(DEFAULT)
+    assert score.total == 1479
+    assert score.relabelled == 221  # shipped labels naming an entity the dialogue has left
+    assert score.current / score.total >= 0.82  # `python -m evals.coref_crosswoz` prints the figures
+    assert score.raw / score.total >= 0.75
