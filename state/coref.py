@@ -166,6 +166,16 @@ def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, i
     return anchor.model_copy(update={"needs_human_review": True})
 
 
+def _background_ranges(text: str, lex: CorefLexicon) -> list[tuple[int, int]]:
+    """Where names are background: from a cue (周边, 附近) to the next recommendation (推荐您去) or the end."""
+    focus = sorted(h.start for h in lex.focus_triggers.find(text))
+    ranges = []
+    for hit in lex.background_cues.find(text):
+        end = next((at for at in focus if at >= hit.end), len(text))
+        ranges.append((hit.end, end))
+    return ranges
+
+
 def end_session(state: CorefState | None, ts: datetime) -> CorefState | None:
     """A SessionEnd at `ts`: keep the window for turns still in flight, mark where the session ended."""
     return None if state is None else replace(state, ended_at=ts)
@@ -200,7 +210,7 @@ def resolve_turn(
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source != "frame"}) >= 2
-        background = [h.end for h in lex.background_cues.find(sentence.text)]
+        background = _background_ranges(sentence.text, lex)
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1
             if isinstance(item, Named):
@@ -208,7 +218,7 @@ def resolve_turn(
                 if known is not None:
                     item = replace(item, entity=known.entity, types=known.types)
                 anchors.append(_entity_anchor(item, sentence, turn.turn_id))
-                salient = not listed and not any(end <= item.span[0] for end in background)
+                salient = not listed and not any(a <= item.span[0] < b for a, b in background)
                 new.append(
                     Mention(
                         item.entity,

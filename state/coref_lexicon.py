@@ -117,6 +117,7 @@ class CorefLexicon:
     en_backref_phrases: tuple[str, ...]
     backref_cues: WordIndex
     background_cues: WordIndex
+    focus_triggers: WordIndex
     question_markers: tuple[str, ...]
     clause_breaks: tuple[str, ...]
     question_verbs: WordIndex
@@ -235,6 +236,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         en_backref_phrases=tuple(_words(en.get("backref_phrases"), "anaphora.en.backref_phrases")),
         backref_cues=WordIndex({c: True for c in _words(lex.get("backref_cues"), "backref_cues")}),
         background_cues=WordIndex({c: True for c in _words(lex.get("background_cues"), "background_cues")}),
+        focus_triggers=WordIndex({c: True for c in _words(lex.get("focus_triggers"), "focus_triggers")}),
         question_markers=tuple(_words(question.get("markers"), "question_rule.markers")),
         clause_breaks=tuple(_words(question.get("clause_breaks"), "question_rule.clause_breaks")),
         question_verbs=WordIndex({v: True for v in _words(question.get("verbs"), "question_rule.verbs")}),
