@@ -63,7 +63,7 @@ def chosen_entity(anchors: tuple[CorefAnchor, ...]) -> str | None:
 
 
 def same_name(a: str | None, b: str | None) -> bool:
-    """Names equal up to character width and spaces (（鼓楼店） = (鼓楼店), 庆丰包子铺 八达岭店 = 庆丰包子铺八达岭店)."""
+    """Names equal up to character width and spaces: （鼓楼店） = (鼓楼店), 庆丰 八达岭店 = 庆丰八达岭店."""
     if a is None or b is None:
         return a is b
     return "".join(unicodedata.normalize("NFKC", a).split()) == "".join(unicodedata.normalize("NFKC", b).split())

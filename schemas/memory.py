@@ -44,7 +44,7 @@ def memory_id(tenant_id: str, session_id: str, event_id: str, unit_index: int) -
     return str(uuid.uuid5(MEMORY_NAMESPACE, name))
 
 
-CorefKind = Literal["entity", "anaphor", "weak", "zero"]
+CorefKind = Literal["entity", "anaphor", "weak", "zero", "contrast"]
 
 
 class CorefAnchor(Record):
@@ -52,7 +52,8 @@ class CorefAnchor(Record):
 
     `kind`: an `entity` named in the unit itself (its own anchor), an `anaphor` (这家餐馆, it),
     a `weak` reference bound by a descriptor (那个蓝色的盒子, the blue one), or a `zero` anaphor (a
-    question about an attribute with no referent said: 电话是多少？). `mention_span`: offsets of
+    question about an attribute with no referent said: 电话是多少？), or a `contrast` (换一家酒店, 别的餐馆,
+    another hotel: a new one of a type; resolved to the one of that type it goes beyond). `mention_span`: offsets of
     `mention` in the turn text; `antecedent_span`: offsets of the antecedent in `context_window`
     (the sentence where it was last named, in turn `antecedent_turn_id`).
     """

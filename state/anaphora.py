@@ -21,7 +21,9 @@ from state.coref_lexicon import CorefLexicon
 
 BUSINESS = "business"
 _DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台种])?")
-AnaphorKind = Literal["anaphor", "weak", "zero"]
+AnaphorKind = Literal["anaphor", "weak", "zero", "contrast"]
+_CLAUSE_END = re.compile(r"[。；;！？!?]")
+_CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +137,7 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
             continue
         out.append(Anaphor(m.group(0), m.span(), "anaphor", lex.zh_pronouns[m.group(0)], None, confidence=0.6))
         taken.append(m.span())
+    out.extend(_contrasts(text, lex, taken))
     for hit in lex.type_nouns.find(text):
         span = (hit.start, hit.end)
         before = text[max(0, hit.start - 4) : hit.start]
@@ -143,6 +146,24 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         if any(b == hit.start or a in (hit.end, hit.end + 1) for a, b in mentions):
             continue  # SKU-A12盒子, 订单号A123: part of the name said right there, not a reference back
         out.append(Anaphor(hit.word, span, "anaphor", hit.value, hit.word, confidence=0.5))
+        taken.append(span)
+    return out
+
+
+def _contrasts(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Anaphor]:
+    """换一家酒店, 再推荐一个景点, 别的餐馆: the first type noun after a contrast word in its clause."""
+    out: list[Anaphor] = []
+    for m in lex.zh_contrast_re.finditer(text):
+        stop = _CLAUSE_END.search(text, m.end())
+        reach = text[m.end() : min(stop.start() if stop else len(text), m.end() + _CONTRAST_REACH)]
+        heads = [h for h in lex.type_nouns.find(reach) if not h.word.isascii()]
+        if not heads:
+            continue
+        head = min(heads, key=lambda h: (h.start, -h.end))
+        span = (m.start(), m.end() + head.end)
+        if _overlaps(span, taken):
+            continue
+        out.append(Anaphor(text[span[0] : span[1]], span, "contrast", head.value, head.word, confidence=0.5))
         taken.append(span)
     return out
 
@@ -175,6 +196,13 @@ def _english(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
             )
         )
         taken.append(m.span())
+    for m in lex.en_contrast_re.finditer(lowered):  # another hotel, a different restaurant
+        if not _overlaps(m.span(), taken):
+            head = m.group("head")
+            out.append(
+                Anaphor(text[m.start() : m.end()], m.span(), "contrast", _type_of(head, lex), head, confidence=0.5)
+            )
+            taken.append(m.span())
     pleonastic = [m.span() for m in lex.en_pleonastic_re.finditer(lowered)]
     for m in lex.en_pronoun_re.finditer(lowered):
         if _overlaps(m.span(), taken) or _overlaps(m.span(), pleonastic):

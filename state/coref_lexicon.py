@@ -103,6 +103,7 @@ class CorefLexicon:
     type_suffixes: dict[str, tuple[str, ...]]  # name suffix → possible types
     suffix_pattern: re.Pattern[str]
     type_cues: WordIndex  # verb/attribute/noun → type (context hints)
+    type_verbs: frozenset[str]  # the verbs among them (用餐, 住宿, 游玩): what a place is used as
     attributes: WordIndex  # attribute → type or None (generic)
     business_types: frozenset[str]
     zh_demonstratives: tuple[str, ...]
@@ -143,6 +144,8 @@ class CorefLexicon:
     en_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
     en_pleonastic_re: re.Pattern[str] = re.compile(r"(?!)")
     en_backref_re: re.Pattern[str] = re.compile(r"(?!)")
+    zh_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
+    en_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
 
 
 def _words(value: Any, where: str) -> list[str]:
@@ -175,6 +178,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
     nouns: dict[str, str] = {}
     suffixes: dict[str, list[str]] = {}
     cues: dict[str, str] = {}
+    verbs: set[str] = set()
     attributes: dict[str, str | None] = {}
     for type_name, spec in (lex.get("types") or {}).items():
         for noun in _words(spec.get("nouns"), f"types.{type_name}.nouns"):
@@ -184,6 +188,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
             suffixes.setdefault(suffix, []).append(type_name)
         for verb in _words(spec.get("verbs"), f"types.{type_name}.verbs"):
             cues.setdefault(verb, type_name)
+            verbs.add(verb)
         for attribute in _words(spec.get("attributes"), f"types.{type_name}.attributes"):
             cues.setdefault(attribute, type_name)
             attributes.setdefault(attribute, type_name)
@@ -205,7 +210,14 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         rf"(?P<head>{_alternation(en_nouns) or '(?!)'}|ones?)\b"
     )
     en_pron = dict(en.get("pronouns") or {})
+    en_contrast = _words(en.get("contrast"), "anaphora.en.contrast")
     return CorefLexicon(
+        zh_contrast_re=re.compile(_alternation(_words(zh.get("contrast"), "anaphora.zh.contrast")) or r"(?!)"),
+        en_contrast_re=re.compile(
+            rf"\b(?:{_alternation(en_contrast)})\s+(?P<head>{_alternation(en_nouns) or '(?!)'})s?\b"
+            if en_contrast
+            else r"(?!)"
+        ),
         zh_demonstrative_re=re.compile(_alternation(_words(zh.get("demonstratives"), "d")) or r"(?!)"),
         zh_not_anaphora_re=re.compile(_alternation(_words(zh.get("not_anaphora"), "n")) or r"(?!)"),
         zh_pronoun_re=re.compile(_alternation(list((zh.get("pronouns") or {}).keys())) or r"(?!)"),
@@ -222,6 +234,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         type_suffixes={k: tuple(v) for k, v in suffixes.items()},
         suffix_pattern=re.compile(_alternation(suffixes) or r"(?!)"),
         type_cues=WordIndex(cues),
+        type_verbs=frozenset(verbs),
         attributes=WordIndex(attributes),
         business_types=frozenset(_words(lex.get("business_types"), "business_types")),
         zh_demonstratives=tuple(_words(zh.get("demonstratives"), "anaphora.zh.demonstratives")),

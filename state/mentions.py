@@ -72,9 +72,28 @@ def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | 
         if span[0] <= hit.start < span[1]:
             continue
         distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
+        between = text[hit.end : span[0]] if hit.end <= span[0] else text[span[1] : hit.start]
+        if lex.background_cues.find(between):
+            continue  # X周边的酒店: the type word is about X's neighbours, not X
         if distance <= 12 and (best is None or distance < best[0]):
             best = (distance, hit.value)
     return None if best is None else best[1]
+
+
+def _used_as(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
+    """The type a verb right after a name uses it as (X用餐, X尝尝, X住宿, X游玩)."""
+    for hit in lex.type_cues.find(text[span[1] : span[1] + 6]):
+        if hit.start <= 1 and hit.word in lex.type_verbs:
+            return str(hit.value)
+    return None
+
+
+def _weak_suffix(named: Named, lex: CorefLexicon) -> bool:
+    """A one-character suffix (山, 楼, 居) or none: the name alone does not settle its type."""
+    core = re.sub(r"[（(].*[)）]$", "", named.surface)
+    return named.source in ("suffix", "frame", "list", "branch") and not any(
+        core.endswith(s) and len(s) > 1 for s in lex.type_suffixes
+    )
 
 
 def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
@@ -122,6 +141,11 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     out = []
     for named in sorted(found, key=lambda n: n.span):
         types = named.types
+        used_as = None if named.dictionary else _used_as(text, named.span, lex)
+        if used_as is not None and used_as not in types:
+            types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
+        elif focus is not None and focus not in types and _weak_suffix(named, lex):
+            types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
         if len(types) != 1 and not named.dictionary:
             hint = _nearest_type(text, named.span, lex) or (focus if not types else None)
             if hint is not None and (not types or hint in types):

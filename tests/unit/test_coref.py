@@ -134,6 +134,37 @@ def test_zero_anaphor_asks_about_the_entity_in_focus() -> None:
     assert (anchors[0].kind, anchors[0].resolved_entity) == ("zero", "颐和园")
 
 
+@pytest.mark.parametrize(
+    "ask",
+    ["我打算换一家评分4.5分以上的酒店住，可以推荐一家吗？", "请再帮我找一家评分4.5分以上，价格200元的酒店。"],
+)
+def test_contrast_resolves_to_the_entity_it_goes_beyond(ask: str) -> None:
+    _, anchors = dialogue("推荐您去北京京仪大酒店住宿。", "推荐您去讲礼驴肉馆用餐。", ask)
+    contrast = next(a for a in anchors if a.kind == "contrast")
+    assert (contrast.resolved_entity, contrast.antecedent_turn_id) == ("北京京仪大酒店", "t0")
+
+
+def test_another_in_english_is_a_contrast() -> None:
+    _, anchors = dialogue("I recommend the Grand Hyatt Hotel.", "Can you find another hotel near the park?")
+    assert [(a.mention, a.kind, a.resolved_entity) for a in anchors if a.kind == "contrast"] == [
+        ("another hotel", "contrast", "Grand Hyatt Hotel")
+    ]
+
+
+def test_background_name_regains_focus_when_recommended() -> None:
+    _, anchors = dialogue(
+        "周边的酒店有北京首都宾馆, 北京贵都大酒店。",
+        "抱歉，周边酒店没有经济型的，推荐您去豪华型的北京天伦王朝酒店住宿。",
+        "这个酒店的地址在哪啊？",
+    )
+    assert anchors[0].resolved_entity == "北京天伦王朝酒店"
+
+
+def test_a_place_is_typed_by_what_it_is_recommended_for() -> None:
+    _, anchors = dialogue("推荐您去钓鱼台国宾馆尝尝，这里人均消费很高。", "这个餐馆的地址在哪？")
+    assert anchors[0].resolved_entity == "钓鱼台国宾馆"
+
+
 def test_unresolvable_anaphor_keeps_the_guess_empty() -> None:
     _, anchors = say(None, "这个接口又超时了。")
     assert (anchors[0].mention, anchors[0].resolved_entity, anchors[0].confidence) == ("这个接口", None, 0.0)

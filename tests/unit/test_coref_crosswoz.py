@@ -11,7 +11,8 @@ def test_names_compare_up_to_width_and_spaces() -> None:
     assert same_name("王胖子驴肉火烧（鼓楼店）", "王胖子驴肉火烧(鼓楼店)")
     assert same_name("庆丰包子铺 八达岭长城店", "庆丰包子铺八达岭长城店")
     assert not same_name("北京全聚德", "北京全聚德(王府井店)")
-    assert not same_name(None, "故宫") and same_name(None, None)
+    assert not same_name(None, "故宫")
+    assert same_name(None, None)
 
 
 @pytest.mark.skipif(not DEFAULT.exists(), reason=f"CrossWOZ dev data not found at {DEFAULT} (set RECALLFLOW_DEV_DATA)")
