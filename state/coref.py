@@ -18,6 +18,7 @@ a turn still in flight resolves the same), and by the operator's idle timer.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -27,6 +28,9 @@ from state.coref_lexicon import CorefLexicon
 from state.language import Sentence
 from state.mentions import extract_mentions
 from state.names import Named
+
+
+_CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,11 +171,13 @@ def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, i
 
 
 def _background_ranges(text: str, lex: CorefLexicon) -> list[tuple[int, int]]:
-    """Where names are background: from a cue (周边, 附近) to the next recommendation (推荐您去) or the end."""
-    focus = sorted(h.start for h in lex.focus_triggers.find(text))
+    """Where names are background: from a cue (周边, 附近) to the end of its clause or the next
+    recommendation (周边餐馆都不符合，A也不错 / 周边没有，推荐您去A: A is in focus). A list inside the
+    clause (周边有A, B、C) stays background."""
+    stops = sorted([h.start for h in lex.focus_triggers.find(text)] + [m.start() for m in _CLAUSE_BREAK.finditer(text)])
     ranges = []
     for hit in lex.background_cues.find(text):
-        end = next((at for at in focus if at >= hit.end), len(text))
+        end = next((at for at in stops if at >= hit.end), len(text))
         ranges.append((hit.end, end))
     return ranges
 
