@@ -122,7 +122,7 @@ def _generic(name: str, lex: CorefLexicon) -> bool:
     return False
 
 
-def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True) -> bool:
+def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool = False) -> bool:
     core = re.sub(r"[（(].*[)）]$", "", name)
     return (
         lex.name_min <= len(name) <= lex.name_max + 16
@@ -131,7 +131,7 @@ def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True) -> bool:
         and not lex.not_in_names.search(core)
         and (digits or not _LEADING_DIGIT.match(core))
         and not _ADDRESS.search(core)
-        and not _generic(name, lex)
+        and (generic or not _generic(name, lex))
     )
 
 
@@ -152,7 +152,11 @@ def _branch_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
             start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
         span = (start, m.end())
         name = text[span[0] : span[1]]
-        if overlaps(span, taken) or not _name_ok(name, lex):
+        generic = False
+        if not _name_ok(name, lex) and text[max(0, start - 2) : start] in ("那家", "这家"):
+            span = (start - 2, m.end())  # 那家小馆(永安里店): a branch makes it a name, demonstrative and all
+            name, generic = text[span[0] : span[1]], True
+        if overlaps(span, taken) or not _name_ok(name, lex, generic=generic):
             continue
         types = suffix_types(name, lex) or tuple(sorted(lex.business_types))
         out.append(Named(name, name, types, span, "branch", 0.9))
