@@ -252,7 +252,7 @@ def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> l
         tail = _LIST_TAIL.search(core)
         if tail:
             core = core[: tail.start()]
-        lead = _LIST_LEAD.search(core) or re.search(r"(?:比如说?|例如|包括|还有|分别是|有)[:：]?", core)
+        lead = _LIST_LEAD.search(core) or re.search(r"(?:比如说?|例如|包括|还有|分别是|(?<![没])有)[:：]?", core)
         opened = lead is not None or (bool(pieces) and pieces[-1][1] - pieces[-1][0] <= 1 and pieces[-1][2])
         offset = lead.end() if lead else 0
         pieces.append((begin + offset, begin + len(core), opened))
