@@ -103,6 +103,12 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
     for mention in reversed(candidates):
         if _compatible(anaphor.type, mention.types, lex) == 1:
             return mention, anaphor.confidence * 0.6
+    if anaphor.type in lex.place_types and anaphor.kind != "contrast":
+        # 该餐馆 right after 给您推荐钓鱼台国宾馆: with no place of the asked type in the window, the
+        # place just recommended is meant, whatever its name's suffix says
+        places = [m for m in candidates if m.salient and set(m.types) & lex.place_types]
+        if places and not any(_compatible(anaphor.type, m.types, lex) for m in candidates):
+            return places[-1], 0.3
     if anaphor.head is None and anaphor.kind == "anaphor" and not anaphor.text.endswith("们"):
         # 他家, 他的周边: colloquially the place in focus as often as a person
         for mention in reversed([m for m in candidates if m.salient] or candidates):

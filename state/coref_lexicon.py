@@ -106,6 +106,7 @@ class CorefLexicon:
     type_verbs: frozenset[str]  # the verbs among them (用餐, 住宿, 游玩): what a place is used as
     attributes: WordIndex  # attribute → type or None (generic)
     business_types: frozenset[str]
+    place_types: frozenset[str]
     zh_demonstratives: tuple[str, ...]
     zh_classifiers: tuple[str, ...]
     zh_pronouns: dict[str, str | None]
@@ -237,6 +238,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         type_verbs=frozenset(verbs),
         attributes=WordIndex(attributes),
         business_types=frozenset(_words(lex.get("business_types"), "business_types")),
+        place_types=frozenset(_words(lex.get("place_types"), "place_types")),
         zh_demonstratives=tuple(_words(zh.get("demonstratives"), "anaphora.zh.demonstratives")),
         zh_classifiers=tuple(_words(zh.get("classifiers"), "anaphora.zh.classifiers")),
         zh_pronouns=dict(zh.get("pronouns") or {}),
