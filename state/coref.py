@@ -29,7 +29,6 @@ from state.language import Sentence
 from state.mentions import extract_mentions
 from state.names import Named
 
-
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 
 
