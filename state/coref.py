@@ -175,6 +175,11 @@ def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, i
     return anchor.model_copy(update={"needs_human_review": True})
 
 
+def _landmark(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
+    """A reference said as where something is (酒店附近, 它周边): a background cue right after it."""
+    return any(h.start <= 1 for h in lex.background_cues.find(text[span[1] : span[1] + 4]))
+
+
 def _background_ranges(text: str, lex: CorefLexicon) -> list[tuple[int, int]]:
     """Where names are background: from a cue (周边, 附近) to the end of its clause or the next
     recommendation (周边餐馆都不符合，A也不错 / 周边没有，推荐您去A: A is in focus). A list inside the
@@ -216,6 +221,7 @@ def resolve_turn(
     anchors: list[CorefAnchor] = []
     focus = state.focus
     referred = False
+    landmarks: set[int] = set()  # refreshed referents said as a landmark (酒店附近)
     for sentence in turn.sentences:
         named = extract_mentions(sentence.text, lex, focus=state.focus)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
@@ -250,6 +256,8 @@ def resolve_turn(
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
             referred = True
             if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named
+                if _landmark(sentence.text, item.span, lex):
+                    landmarks.add(len(new))
                 new.append(
                     replace(
                         chosen,
@@ -272,5 +280,8 @@ def resolve_turn(
             for i, anchor in enumerate(anchors):
                 if anchor.mention_span and sentence.start <= anchor.mention_span[0] < sentence.end:
                     anchors[i] = _question_rule(anchor, sentence, clause)
+    if any(m.salient and m.turn_id == turn.turn_id for m in new):
+        # 去中国动物博物馆吧，在酒店附近: the hotel is a landmark for the place named, not the focus
+        new = [replace(m, salient=False) if i in landmarks else m for i, m in enumerate(new)]
     mentions = (state.mentions + tuple(new))[-config.wide_window :]
     return CorefState(mentions, seq, focus, turn.ts, state.ended_at), tuple(anchors)

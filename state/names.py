@@ -21,7 +21,7 @@ _IS_NAME_CHAR = re.compile(_NAME_CHAR)
 _BRANCH = re.compile(rf"({_NAME_CHAR}{{1,24}})([（(][^（()）\s，。,]{{1,15}}[)）])")
 _LEADING_DIGIT = re.compile(r"^[0-9０-９.]")
 _ADDRESS = re.compile(
-    r"\d+号|(?:省|市|区|县).*(?:路|街|道|巷|弄|号|\d)|[省市]$|\d+(?:\.\d+)?(?:分|元|块|星|小时)|以上|以下|左右|之间"
+    r"\d+号|(?:省|市|区|县).*(?:路|街|道|巷|弄|号|村|镇|楼内|\d)|[省市]$|\d+(?:\.\d+)?(?:分|元|块|星|小时)|以上|以下|左右|之间"
 )
 _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
