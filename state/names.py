@@ -208,6 +208,9 @@ def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
     strong = [(m, False) for m in lex.name_triggers.finditer(text)]
     weak = [(m, True) for m in lex.name_weak_triggers.finditer(text)]  # 去X吧: only with a terminator after X
     for m, needs_terminator in strong + weak:
+        after = lex.attributes.find(text[m.start() : m.end() + 4])
+        if any(h.start == 0 and h.end > m.end() - m.start() for h in after):
+            continue  # 推荐菜都是…: the trigger is the start of an attribute word
         if _ATTR_BEFORE.search(text[max(0, m.start() - 5) : m.start()]) or _value_of_attribute(text, m.start(), lex):
             continue  # 地址是…, 推荐菜有…: a value, not a name
         start = m.end()
