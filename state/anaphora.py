@@ -159,7 +159,8 @@ def _contrasts(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> li
         heads = [h for h in lex.type_nouns.find(reach) if not h.word.isascii()]
         if not heads:
             continue
-        head = min(heads, key=lambda h: (h.start, -h.end))
+        # a two-character noun over a one-character one (再推荐一个人少点的景点: 景点, not 人)
+        head = min(heads, key=lambda h: (h.end - h.start < 2, h.start, -h.end))
         span = (m.start(), m.end() + head.end)
         if _overlaps(span, taken):
             continue
@@ -240,18 +241,19 @@ def is_question(text: str, lex: CorefLexicon) -> bool:
 
 
 def zero_anaphor(text: str, lex: CorefLexicon) -> Anaphor | None:
-    """A question about an attribute with no referent said (电话是多少？): the entity in focus is meant.
+    """A question about an attribute with no referent said (电话是多少？), or a place said relative to
+    nothing named (在附近找一家酒店): the entity in focus is meant.
 
     >>> from state.coref_lexicon import load_coref_lexicon
     >>> zero_anaphor("那门票什么价？", load_coref_lexicon().get())
     Anaphor(text='门票', span=(1, 3), kind='zero', type='attraction', head=None, descriptors=(), confidence=0.5)
     """
-    if not is_question(text, lex):
-        return None
     hits = lex.attributes.find(text)
+    background = [h for h in hits if lex.background_cues.find(h.word)]
+    if not is_question(text, lex):
+        hits = background  # 在附近再找一家酒店: near what is in focus, asked or not
     if not hits:
         return None
-    background = [h for h in hits if lex.background_cues.find(h.word)]
     typed = [h for h in hits if h.value is not None]
     hit = background[0] if background else typed[0] if typed else hits[0]  # 附近有啥好吃的: near what is in focus
     return Anaphor(hit.word, (hit.start, hit.end), "zero", hit.value, None, confidence=0.5)

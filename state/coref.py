@@ -125,6 +125,33 @@ def _known(named: Named, candidates: list[Mention]) -> Mention | None:
     return None
 
 
+def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: CorefLexicon) -> list[Named]:
+    """Entities of the window said by the name without its type suffix or branch (八大处 for 八大处公园,
+    海底捞 for 海底捞火锅(牡丹园店)): progressive binding of a short form to the entity said before."""
+    taken = [n.span for n in named]
+    found: list[Named] = []
+    for mention in reversed(candidates):
+        stem = _stem(mention.entity, lex)
+        if stem is None or any(stem == n.surface or stem in n.surface for n in named + found):
+            continue
+        at = text.find(stem)
+        span = (at, at + len(stem))
+        if at < 0 or any(a < span[1] and span[0] < b for a, b in taken):
+            continue
+        found.append(Named(stem, mention.entity, mention.types, span, "known", 0.7))
+        taken.append(span)
+    return found
+
+
+def _stem(entity: str, lex: CorefLexicon) -> str | None:
+    core = re.sub(r"[（(][^（()）]*[)）]$", "", entity)
+    ends = [s for s in lex.type_suffixes if core.endswith(s) and len(s) >= 2 and not s.isascii()]
+    if not ends:
+        return None
+    stem = core[: -max(map(len, ends))]
+    return stem if len(stem) >= 3 and stem not in lex.name_stop and re.fullmatch(r"[\u4e00-\u9fff]+", stem) else None
+
+
 def _entity_anchor(named: Named, sentence: Sentence, turn_id: str) -> CorefAnchor:
     return CorefAnchor(
         mention=named.surface,
@@ -173,6 +200,12 @@ def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, i
     if anchor.kind != "entity" and (anchor.entity_type == "person" or subject):
         return anchor.model_copy(update={"resolved_entity": None, "confidence": 0.0, "needs_human_review": True})
     return anchor.model_copy(update={"needs_human_review": True})
+
+
+def _recommended(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
+    """A name right after a recommendation (推荐您去A, I recommend the A): in focus even in a list."""
+    lead = max(0, span[0] - 16)
+    return any(0 <= span[0] - (lead + h.end) <= 5 for h in lex.focus_triggers.find(text[lead : span[0]]))
 
 
 def _landmark(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
@@ -224,6 +257,7 @@ def resolve_turn(
     landmarks: set[int] = set()  # refreshed referents said as a landmark (酒店附近)
     for sentence in turn.sentences:
         named = extract_mentions(sentence.text, lex, focus=state.focus)
+        named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source != "frame"}) >= 2
@@ -235,7 +269,8 @@ def resolve_turn(
                 if known is not None:
                     item = replace(item, entity=known.entity, types=known.types)
                 anchors.append(_entity_anchor(item, sentence, turn.turn_id))
-                salient = not listed and not any(a <= item.span[0] < b for a, b in background)
+                recommended = _recommended(sentence.text, item.span, lex)
+                salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
                 new.append(
                     Mention(
                         item.entity,
@@ -251,8 +286,8 @@ def resolve_turn(
                 )
                 continue
             chosen, confidence = _choose(item, window + new, lex)
-            if chosen is None and item.head == item.text:
-                continue  # a bare type noun with nothing of its type said: not a reference (酒店有么？)
+            if chosen is None and (item.head == item.text or item.kind == "contrast"):
+                continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
             referred = True
             if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named

@@ -136,6 +136,7 @@ class CorefLexicon:
     name_min: int
     name_followers: re.Pattern[str]
     name_max: int
+    standalone_names: frozenset[str]
     identifiers: tuple[tuple[str, re.Pattern[str]], ...]
     type_names: frozenset[str] = field(default_factory=frozenset)
     zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
@@ -271,6 +272,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
                 reverse=True,
             )
         ),
+        standalone_names=frozenset(_words(names.get("standalone"), "names.standalone")),
         name_conjunctions=tuple(_words(names.get("conjunctions"), "names.conjunctions")),
         generic_bodies=tuple(re.compile(p) for p in _words(names.get("generic_bodies"), "names.generic_bodies")),
         name_triggers=re.compile(_alternation(_words(names.get("triggers"), "names.triggers")) or r"(?!)"),

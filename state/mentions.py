@@ -26,7 +26,7 @@ _NOT_NAME_WORDS = (
     "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
     "July August September October November December The This That These Those It We You They He "
-    "She Our Your My "
+    "She Our Your My Try Visit Go See Check Maybe Perhaps Also Then Let Can Could Would Is Are Do Does "
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
@@ -88,6 +88,13 @@ def _used_as(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
     return None
 
 
+def _widen_to_focus(named: Named, types: tuple[str, ...], focus: str | None, lex: CorefLexicon) -> bool:
+    """A place name whose suffix does not settle its type may be of the place type asked for."""
+    if focus is None or focus in types or focus not in lex.place_types:
+        return False
+    return set(types) <= lex.place_types and _weak_suffix(named, lex)
+
+
 def _weak_suffix(named: Named, lex: CorefLexicon) -> bool:
     """A one-character suffix (山, 楼, 居) or none: the name alone does not settle its type."""
     core = re.sub(r"[（(].*[)）]$", "", named.surface)
@@ -144,10 +151,11 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         used_as = None if named.dictionary else _used_as(text, named.span, lex)
         if used_as is not None and used_as not in types:
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
-        elif focus is not None and focus not in types and _weak_suffix(named, lex):
+        elif _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
         if len(types) != 1 and not named.dictionary:
-            hint = _nearest_type(text, named.span, lex) or (focus if not types else None)
+            in_focus = focus if not types and named.source != "proper" else None  # Shanghai is no parcel
+            hint = _nearest_type(text, named.span, lex) or in_focus
             if hint is not None and (not types or hint in types):
                 types = (hint,)
         descriptors = _descriptors(text, named.span, lex)

@@ -24,6 +24,7 @@ _ADDRESS = re.compile(
     r"\d+号|(?:省|市|区|县).*(?:路|街|道|巷|弄|号|村|镇|楼内|\d)|[省市]$|\d+(?:\.\d+)?(?:分|元|块|星|小时)|以上|以下|左右|之间"
 )
 _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
+_DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
 _LIST_TAIL = re.compile(r"(?:等等|等)$")
@@ -105,6 +106,7 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
         cut = best + hit.end
         if (
             len(hit.word) >= 2
+            and not hit.word.isascii()
             and len(body) - cut >= keep
             and (not prefix or any(p.match(prefix) for p in lex.generic_bodies))
         ):
@@ -128,6 +130,7 @@ def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool
         lex.name_min <= len(name) <= lex.name_max + 16
         and lex.name_min <= len(core) <= lex.name_max
         and core not in lex.name_stop
+        and (core not in lex.type_suffixes or core in lex.standalone_names)
         and not lex.not_in_names.search(core)
         and (digits or not _LEADING_DIGIT.match(core))
         and not _ADDRESS.search(core)
@@ -189,15 +192,15 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
         start = j + _trim_left(body, lex, 1 if len(m.group(0)) < 2 else 0)
         if start == j and j > 0 and text[j - 1] in ")）":  # 味多美(良乡店)和开黑电竞烧烤主题餐厅
             start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
-        if a - start < 1 and len(m.group(0)) < 2:
-            continue  # a bare suffix (馆) is no name; a whole-name suffix (故宫) said alone is
+        if a - start < 1 and m.group(0) not in lex.standalone_names:
+            continue  # a bare suffix (馆, 面馆, 度假村) is no name; a whole-name one (故宫) said alone is
         candidates.append(((start, b), m.group(0)))
     out: list[Named] = []
     # the longest candidate wins where two overlap (和颐酒店北京财满街店 over 和颐酒店)
     for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
         name = text[span[0] : span[1]]
-        if overlaps(span, taken) or not _name_ok(name, lex):
-            continue
+        if overlaps(span, taken) or not _name_ok(name, lex) or _DESCRIBED.search(text, 0, span[0]):
+            continue  # 这家烤肉店, 那段长城: a description of something said before, not a new name
         taken.append(span)
         out.append(Named(name, name, suffix_types(name, lex), span, "suffix", 0.8))
     return out
@@ -218,7 +221,16 @@ def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
         while (
             end < len(text)
             and end - start < lex.name_max + 8
-            and (_IS_NAME_CHAR.match(text[end]) or (text[end] == "." and text[end - 1 : end].isdigit()))
+            and (
+                _IS_NAME_CHAR.match(text[end])
+                or (text[end] == "." and text[end - 1 : end].isdigit())
+                or (
+                    text[end] == " "
+                    and text[end - 1 : end].isascii()
+                    and text[end + 1 : end + 2].isascii()
+                    and text[end + 1 : end + 2].isalnum()
+                )  # Temple Bar: a space inside a Latin name
+            )
         ):
             end += 1  # 评分4.1分的X: a decimal stays in the run, the 的 cut below drops it
         run = text[start:end]
