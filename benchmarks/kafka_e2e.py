@@ -84,7 +84,10 @@ def _collect(consumer: Consumer, want: set[str], timeout_s: float, seen: dict[st
         msg = consumer.poll(0.5)
         if msg is None or msg.error() is not None:
             continue
-        unit = json.loads(msg.value())
+        value = msg.value()
+        if value is None:  # a record without a value (tombstone) carries no unit
+            continue
+        unit = json.loads(value)
         if unit.get("unit_index", 0) == 0:
             seen.setdefault(str(unit["event_id"]), msg.timestamp()[1] / 1000)
 
@@ -221,7 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:
                 msg = probe.poll(0.05)
-                if msg is not None and msg.error() is None and json.loads(msg.value()).get("event_id") == eid:
+                value = msg.value() if msg is not None and msg.error() is None else None
+                if value is not None and json.loads(value).get("event_id") == eid:
                     probe_ms.append((time.perf_counter() - sent_at) * 1000)
                     break
         probe.close()

@@ -42,7 +42,18 @@ from flows.runtime import (
     replay_settings,
     state_mirror_for,
 )
-from flows.settings import Settings
+from flows.settings import (
+    CorefSettings,
+    DeadLetterSettings,
+    EmbedderSettings,
+    MetricsSettings,
+    RecallSettings,
+    RecoverySettings,
+    RedisSettings,
+    Settings,
+    StoreSettings,
+    TaskSettings,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 TEXTS = ("我的订单还没到，帮我查一下", "好的，正在为您查询", "Where is my parcel?", "It ships tomorrow.")
@@ -115,15 +126,15 @@ def main() -> int:
         total = make_archive(archive, args.sessions, args.turns, args.ended)
         settings = replay_settings(
             Settings(
-                embedder={"kind": "static"},
-                store={"path": str(tmp / "store")},
-                deadletter={"path": str(tmp / "deadletter.jsonl")},
-                metrics={"path": str(tmp / "metrics.jsonl")},
-                task={"archived_path": str(tmp / "archived.jsonl"), "state_log_path": None, "session_ttl_s": 3600},
-                coref={"idle_ttl_s": 5, "end_grace_s": 1},
-                recall={"idle_ttl_s": 5},
-                recovery={"enabled": True, "dir": str(tmp / "recovery"), "snapshot_interval_s": 2.0},
-                redis={"enabled": False},
+                embedder=EmbedderSettings(kind="static"),
+                store=StoreSettings(path=tmp / "store"),
+                deadletter=DeadLetterSettings(path=tmp / "deadletter.jsonl"),
+                metrics=MetricsSettings(path=tmp / "metrics.jsonl"),
+                task=TaskSettings(archived_path=tmp / "archived.jsonl", state_log_path=None, session_ttl_s=3600),
+                coref=CorefSettings(idle_ttl_s=5, end_grace_s=1),
+                recall=RecallSettings(idle_ttl_s=5),
+                recovery=RecoverySettings(enabled=True, dir=tmp / "recovery", snapshot_interval_s=2.0),
+                redis=RedisSettings(enabled=False),
             )
         )
         embedder = embedder_for(settings)

@@ -17,16 +17,16 @@ from pathlib import Path
 from flows.build import build_flow
 from flows.io import paced_file_input
 from flows.runtime import close_stores, embedder_for, execute, outputs_for, replay_settings, state_mirror_for
-from flows.settings import Settings
+from flows.settings import DeadLetterSettings, EmbedderSettings, MetricsSettings, Settings, StoreSettings
 
 
-def _run(archive: Path, metrics: dict[str, object], tmp: Path) -> float:
+def _run(archive: Path, metrics: MetricsSettings, tmp: Path) -> float:
     settings = replay_settings(
         Settings(
-            embedder={"kind": "static"},
-            store={"path": str(tmp / "store")},
-            deadletter={"path": str(tmp / "dead.jsonl")},
-            metrics={"path": str(tmp / "metrics.jsonl"), **metrics},
+            embedder=EmbedderSettings(kind="static"),
+            store=StoreSettings(path=tmp / "store"),
+            deadletter=DeadLetterSettings(path=tmp / "dead.jsonl"),
+            metrics=metrics.model_copy(update={"path": tmp / "metrics.jsonl"}),
         )
     )
     embedder = embedder_for(settings)
@@ -50,9 +50,9 @@ def main() -> None:
         archive = tmp / "events.jsonl"
         archive.write_text("\n".join(lines) + "\n", encoding="utf-8")
         variants = {
-            "metrics off": {"enabled": False},
-            "metrics on, no stage latency": {"stage_latency": False},
-            "metrics on": {},
+            "metrics off": MetricsSettings(enabled=False),
+            "metrics on, no stage latency": MetricsSettings(stage_latency=False),
+            "metrics on": MetricsSettings(),
         }
         for name, metrics in variants.items():
             elapsed = _run(archive, metrics, tmp / name.replace(" ", "_").replace(",", ""))

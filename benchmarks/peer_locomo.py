@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.recall_locomo import DEFAULT_DATA, KS, TENANT, _load, _recall_at, covered, replay_units
+from evals.recall_locomo import DEFAULT_DATA, KS, TENANT, _load, _recall_at, covered, gold_turns, replay_units
 from flows.recall import RecallService
 from schemas.events import as_utc
 from schemas.memory import memory_id
@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cover_sets = {p: {t} for p, t in peer_cover.items()}
         for q in questions:
             user, at = str(q["conv_id"]), as_utc(datetime.fromisoformat(str(q["ts"])))
-            gold = {str(t) for t in q["evidence_turn_ids"]}
+            gold = gold_turns(q)
             t0 = time.perf_counter()
             qvec = embedder.query([str(q["question"])])[0]
             flt = StoreFilter(match={"tenant_id": TENANT, "user_id": user}, not_after=at.isoformat())
@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         service = RecallService(ours_store, memo, tables)
         for q in questions:
             user, at = str(q["conv_id"]), as_utc(datetime.fromisoformat(str(q["ts"])))
-            gold = {str(t) for t in q["evidence_turn_ids"]}
+            gold = gold_turns(q)
             request = RecallRequest(
                 query_event_id=str(q["qid"]),
                 session_id=f"{user}/eval",

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import numpy as np
 import redis
@@ -100,11 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     per_state_s = raw_s = batch_s = 0.0
     try:
         for states in rounds:
-            ms, secs = timed([(lambda s=s: mirror.write([s])) for s in states], args.threads)
+            ms, secs = timed([partial(mirror.write, [s]) for s in states], args.threads)
             per_state += ms
             per_state_s += secs
             payloads = [(state_key(s.session_id), s.model_dump_json()) for s in states]
-            ms, secs = timed([(lambda k=k, v=v: client.set(k, v, ex=args.ttl)) for k, v in payloads], args.threads)
+            ms, secs = timed([partial(client.set, k, v, ex=args.ttl) for k, v in payloads], args.threads)
             raw_set += ms
             raw_s += secs
             started = time.perf_counter()

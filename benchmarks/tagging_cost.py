@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     timed = _Timed(raw_store)
     store: Any = raw_store
     if isinstance(head, EmbeddingHead) and head.embedder_name == raw_store.name:
-        store = MemoEmbedder(timed, size=1_000_000)  # type: ignore[arg-type]
+        store = MemoEmbedder(timed, size=1_000_000)
         head.bind(store)
     config = EntropyConfig(embedder_name=segment_embedder.name)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)

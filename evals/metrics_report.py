@@ -32,7 +32,7 @@ from flows.runtime import (
     replay_settings,
     state_mirror_for,
 )
-from flows.settings import Settings
+from flows.settings import DeadLetterSettings, EmbedderSettings, MetricsSettings, RedisSettings, Settings, StoreSettings
 from schemas.session import SessionState
 from sinks.metrics_chart import load_windows, render_chart
 
@@ -89,11 +89,11 @@ def main() -> None:
     total = convert(args.data, args.sets, args.limit, archive)
     settings = replay_settings(
         Settings(
-            embedder={"kind": args.embedder},
-            store={"path": str(work / "store")},
-            deadletter={"path": str(work / "deadletter.jsonl")},
-            metrics={"path": str(work / "metrics-dev.jsonl")},
-            redis={"enabled": False},
+            embedder=EmbedderSettings(kind=args.embedder),
+            store=StoreSettings(path=work / "store"),
+            deadletter=DeadLetterSettings(path=work / "deadletter.jsonl"),
+            metrics=MetricsSettings(path=work / "metrics-dev.jsonl"),
+            redis=RedisSettings(enabled=False),
         )
     )
     embedder = embedder_for(settings)

@@ -39,6 +39,7 @@ from flows.build import build_flow
 from flows.io import OutputSpec, file_input
 from flows.recall import RecallService
 from flows.settings import RecallSettings, Settings
+from schemas.deadletter import DeadLetter
 from schemas.events import ConversationEvent, as_utc
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallRequest
@@ -106,7 +107,7 @@ def replay_units(
         for row in events:
             fh.write(json.dumps(_event_doc(row), ensure_ascii=False) + "\n")
     units: list[MemoryUnit] = []
-    dead: list[object] = []
+    dead: list[DeadLetter] = []
     outputs = OutputSpec(
         deadletters=[TestingSink(dead)],
         memory_points=[StoreSink(lambda: store, embedder.dim)],
@@ -121,6 +122,14 @@ def replay_units(
 
 def covered(unit: MemoryUnit) -> set[str]:
     return {unit.turn_id, *unit.merged_from}
+
+
+def gold_turns(question: dict[str, object]) -> set[str]:
+    """The turn ids a question's answer is in (`evidence_turn_ids`, a JSON list)."""
+    evidence = question["evidence_turn_ids"]
+    if not isinstance(evidence, list):
+        raise TypeError(f"question {question.get('qid')!r}: evidence_turn_ids is not a list: {evidence!r}")
+    return {str(t) for t in evidence}
 
 
 def _recall_at(ranked: Sequence[str], gold: set[str], cover: dict[str, set[str]], k: int) -> float:
@@ -169,7 +178,7 @@ def evaluate(
         for qi, q in enumerate(questions):
             user = str(q["conv_id"])
             at = as_utc(datetime.fromisoformat(str(q["ts"])))
-            gold = {str(t) for t in q["evidence_turn_ids"]}
+            gold = gold_turns(q)
             request = RecallRequest(
                 query_event_id=str(q["qid"]),
                 session_id=f"{user}/eval",
@@ -202,16 +211,16 @@ def evaluate(
         store.close()
     lat = np.array(latencies)
     print(
-        f"recall latency over {len(lat)} questions: p50 {np.percentile(lat, 50):.1f} ms, p95 {np.percentile(lat, 95):.1f} ms "
-        f"(query embedding cached)",
+        f"recall latency over {len(lat)} questions: p50 {np.percentile(lat, 50):.1f} ms, "
+        f"p95 {np.percentile(lat, 95):.1f} ms (query embedding cached)",
         file=sys.stderr,
     )
     table: dict[str, dict[str, dict[int, float]]] = {}
     for name, cells in results.items():
         table[name] = defaultdict(dict)
         for key, values in cells.items():
-            cat, k = key.rsplit("@", 1)
-            table[name][cat][int(k)] = float(np.mean(values))
+            cat_name, k_text = key.rsplit("@", 1)
+            table[name][cat_name][int(k_text)] = float(np.mean(values))
     return table
 
 

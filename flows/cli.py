@@ -14,12 +14,12 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Generic, TypeVar
 
 import typer
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from flows.build import build_flow
@@ -54,6 +54,7 @@ app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="RecallFlow: streaming memory for conversational agents."
 )
 console = Console()
+T = TypeVar("T")
 
 
 class _Tally:
@@ -68,11 +69,11 @@ class _Tally:
         self.archived = 0
 
 
-class _TallyPartition(StatelessSinkPartition[object]):
-    def __init__(self, tally: _Tally, progress: Progress | None, task: int | None) -> None:
+class _TallyPartition(StatelessSinkPartition[T], Generic[T]):
+    def __init__(self, tally: _Tally, progress: Progress | None, task: TaskID | None) -> None:
         self._tally, self._progress, self._task = tally, progress, task
 
-    def write_batch(self, items: list[object]) -> None:
+    def write_batch(self, items: list[T]) -> None:
         lines = 0
         with self._tally.lock:
             for item in items:
@@ -94,11 +95,13 @@ class _TallyPartition(StatelessSinkPartition[object]):
             self._progress.update(self._task, advance=lines)
 
 
-class _TallySink(DynamicSink[object]):
-    def __init__(self, tally: _Tally, progress: Progress | None = None, task: int | None = None) -> None:
+class _TallySink(DynamicSink[T], Generic[T]):
+    """Counts dead letters, archived tasks and session states; one per output, all on one tally."""
+
+    def __init__(self, tally: _Tally, progress: Progress | None = None, task: TaskID | None = None) -> None:
         self._args = (tally, progress, task)
 
-    def build(self, step_id: str, worker_index: int, worker_count: int) -> _TallyPartition:
+    def build(self, step_id: str, worker_index: int, worker_count: int) -> _TallyPartition[T]:
         return _TallyPartition(*self._args)
 
 
@@ -151,10 +154,9 @@ def replay(
     started = time.perf_counter()
     with Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
         task = bar.add_task("replay", total=total)
-        sink = _TallySink(tally, bar, task)
-        outputs.deadletters.append(sink)
-        outputs.states.append(sink)
-        outputs.archived.append(sink)
+        outputs.deadletters.append(_TallySink(tally, bar, task))
+        outputs.states.append(_TallySink(tally, bar, task))
+        outputs.archived.append(_TallySink(tally, bar, task))
         flow = build_flow(
             settings,
             source,

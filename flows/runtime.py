@@ -31,7 +31,7 @@ from schemas.session import ArchivedTask, SessionState
 from sinks.embedders import load_embedder
 from sinks.embedding_memo import MemoEmbedder
 from sinks.jsonl_sink import JsonlSink
-from sinks.kafka_sink import KafkaRecordSink
+from sinks.kafka_sink import KafkaRecordSink, R
 from sinks.metrics_sinks import PrometheusMetricsSink, RedisMetricsSink
 from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
 from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
@@ -141,7 +141,8 @@ def kafka_input(settings: Settings, *, tail: bool = True) -> KafkaInput:
     )
 
 
-def kafka_sink(settings: Settings, topic: str) -> KafkaRecordSink:
+def kafka_sink(settings: Settings, topic: str) -> KafkaRecordSink[R]:
+    """A Kafka sink on `topic`; its record type is the one of the sink list it joins."""
     cfg = settings.kafka
     return KafkaRecordSink(cfg.bootstrap_servers, topic, kafka_config(cfg, consumer=False))
 

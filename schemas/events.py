@@ -8,12 +8,13 @@ zone is converted.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-SCHEMA_VERSION = 1
+# Final so that mypy reads it as Literal[1], the type of every record's `schema_version`.
+SCHEMA_VERSION: Final = 1
 
 SpeakerRole = Literal["customer", "agent", "third_party"]
 Modality = Literal["text", "asr"]

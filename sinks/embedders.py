@@ -81,7 +81,10 @@ class SentenceTransformerEmbedder:
         except (OSError, ValueError) as exc:
             raise ConfigurationError(f"cannot load sentence-transformers model {model!r} offline: {exc}") from exc
         self.name = f"sentence-transformers/{model}"
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        dim = self._model.get_sentence_embedding_dimension()
+        if dim is None:
+            raise ConfigurationError(f"sentence-transformers model {model!r} does not state its embedding dimension")
+        self.dim = int(dim)
 
     def passage(self, texts: Sequence[str]) -> Matrix:
         return self._encode(texts)

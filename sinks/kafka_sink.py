@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from bytewax.outputs import DynamicSink, StatelessSinkPartition
 from confluent_kafka import KafkaException, Producer
@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from schemas.errors import BrokerError
 
 log = logging.getLogger(__name__)
+R = TypeVar("R", bound=BaseModel)
 
 
 def record_key(record: BaseModel) -> bytes | None:
@@ -25,7 +26,7 @@ def record_key(record: BaseModel) -> bytes | None:
     return session.encode("utf-8") if isinstance(session, str) else None
 
 
-class _KafkaPartition(StatelessSinkPartition[BaseModel]):
+class _KafkaPartition(StatelessSinkPartition[R], Generic[R]):
     def __init__(self, config: dict[str, Any], topic: str, flush_timeout_s: float) -> None:
         self._producer = Producer(config)
         self._topic = topic
@@ -36,7 +37,7 @@ class _KafkaPartition(StatelessSinkPartition[BaseModel]):
         if err is not None:
             self._failures.append(str(err))
 
-    def write_batch(self, items: list[BaseModel]) -> None:
+    def write_batch(self, items: list[R]) -> None:
         try:
             for record in items:
                 self._producer.produce(
@@ -58,7 +59,7 @@ class _KafkaPartition(StatelessSinkPartition[BaseModel]):
         self._producer.flush(self._flush_timeout_s)
 
 
-class KafkaRecordSink(DynamicSink[BaseModel]):
+class KafkaRecordSink(DynamicSink[R], Generic[R]):
     def __init__(
         self, bootstrap_servers: str, topic: str, config: dict[str, str], flush_timeout_s: float = 30.0
     ) -> None:
@@ -70,5 +71,5 @@ class KafkaRecordSink(DynamicSink[BaseModel]):
     def topic(self) -> str:
         return self._topic
 
-    def build(self, step_id: str, worker_index: int, worker_count: int) -> _KafkaPartition:
+    def build(self, step_id: str, worker_index: int, worker_count: int) -> _KafkaPartition[R]:
         return _KafkaPartition(self._config, self._topic, self._flush_timeout_s)

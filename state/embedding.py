@@ -29,6 +29,7 @@ def normalise_rows(matrix: npt.NDArray[np.floating]) -> Matrix:
     [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
     """
     arr = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    # numpy's stubs type `norm(..., keepdims=True)` as Any; for float32 rows it is float32.
+    norms: npt.NDArray[np.float32] = np.linalg.norm(arr, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (arr / norms).astype(np.float32)

@@ -121,8 +121,12 @@ def _archived(task: ArchivedTask) -> Iterable[Decision]:
 
 register_extractor(DeadLetter, _deadletter)
 register_extractor(ArchivedTask, _archived)
-for _event_type in (ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection):
-    register_extractor(_event_type, _event)
+# One call per event class, not a loop: a loop variable's type is their common base class,
+# which `_event` (typed on the union) does not accept.
+register_extractor(ConversationEvent, _event)
+register_extractor(ResolutionUpdate, _event)
+register_extractor(SessionEnd, _event)
+register_extractor(UserCorrection, _event)
 register_extractor(MemoryUnit, _unit)
 register_extractor(RecallResult, _recall)
 register_extractor(AgentResponse, _response)

@@ -20,7 +20,7 @@ from dataclasses import replace
 from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id
 from state.segments import SegmentTags, UnitSpan, unit_text
 from state.tag_lexicon import CLASSES
-from state.tagging import turn_intent
+from state.tagging import Vector, turn_intent
 from state.terms import SentenceNote
 from state.turn import Turn
 
@@ -83,7 +83,7 @@ def lexicon_emotion(tags: list[SegmentTags]) -> tuple[float, float, float, float
 
 
 def blend_unit_emotion(
-    turn: Turn, head_emotion: Sequence[Sequence[float]], weight: float, apology_threshold: float
+    turn: Turn, head_emotion: Sequence[Sequence[float]] | Vector, weight: float, apology_threshold: float
 ) -> Turn:
     """Mix the head's emotion (one row per unit, read from the unit's own vector) into the lexicon's.
 
