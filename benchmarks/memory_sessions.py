@@ -43,16 +43,7 @@ from flows.runtime import (
     state_mirror_for,
 )
 from flows.settings import (
-    CorefSettings,
-    DeadLetterSettings,
-    EmbedderSettings,
-    MetricsSettings,
-    RecallSettings,
-    RecoverySettings,
-    RedisSettings,
-    Settings,
-    StoreSettings,
-    TaskSettings,
+    settings_over_env,
 )
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -125,16 +116,16 @@ def main() -> int:
         archive = tmp / "events.jsonl"
         total = make_archive(archive, args.sessions, args.turns, args.ended)
         settings = replay_settings(
-            Settings(
-                embedder=EmbedderSettings(kind="static"),
-                store=StoreSettings(path=tmp / "store"),
-                deadletter=DeadLetterSettings(path=tmp / "deadletter.jsonl"),
-                metrics=MetricsSettings(path=tmp / "metrics.jsonl"),
-                task=TaskSettings(archived_path=tmp / "archived.jsonl", state_log_path=None, session_ttl_s=3600),
-                coref=CorefSettings(idle_ttl_s=5, end_grace_s=1),
-                recall=RecallSettings(idle_ttl_s=5),
-                recovery=RecoverySettings(enabled=True, dir=tmp / "recovery", snapshot_interval_s=2.0),
-                redis=RedisSettings(enabled=False),
+            settings_over_env(
+                embedder={"kind": "static"},
+                store={"path": tmp / "store"},
+                deadletter={"path": tmp / "deadletter.jsonl"},
+                metrics={"path": tmp / "metrics.jsonl"},
+                task={"archived_path": tmp / "archived.jsonl", "state_log_path": None, "session_ttl_s": 3600},
+                coref={"idle_ttl_s": 5, "end_grace_s": 1},
+                recall={"idle_ttl_s": 5},
+                recovery={"enabled": True, "dir": tmp / "recovery", "snapshot_interval_s": 2.0},
+                redis={"enabled": False},
             )
         )
         embedder = embedder_for(settings)

@@ -17,16 +17,18 @@ from pathlib import Path
 from flows.build import build_flow
 from flows.io import paced_file_input
 from flows.runtime import close_stores, embedder_for, execute, outputs_for, replay_settings, state_mirror_for
-from flows.settings import DeadLetterSettings, EmbedderSettings, MetricsSettings, Settings, StoreSettings
+from flows.settings import (
+    settings_over_env,
+)
 
 
-def _run(archive: Path, metrics: MetricsSettings, tmp: Path) -> float:
+def _run(archive: Path, metrics: dict[str, object], tmp: Path) -> float:
     settings = replay_settings(
-        Settings(
-            embedder=EmbedderSettings(kind="static"),
-            store=StoreSettings(path=tmp / "store"),
-            deadletter=DeadLetterSettings(path=tmp / "dead.jsonl"),
-            metrics=metrics.model_copy(update={"path": tmp / "metrics.jsonl"}),
+        settings_over_env(
+            embedder={"kind": "static"},
+            store={"path": tmp / "store"},
+            deadletter={"path": tmp / "dead.jsonl"},
+            metrics={"path": tmp / "metrics.jsonl", **metrics},
         )
     )
     embedder = embedder_for(settings)
@@ -49,10 +51,10 @@ def main() -> None:
         lines = args.archive.read_text(encoding="utf-8").splitlines()[: args.limit]
         archive = tmp / "events.jsonl"
         archive.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        variants = {
-            "metrics off": MetricsSettings(enabled=False),
-            "metrics on, no stage latency": MetricsSettings(stage_latency=False),
-            "metrics on": MetricsSettings(),
+        variants: dict[str, dict[str, object]] = {
+            "metrics off": {"enabled": False},
+            "metrics on, no stage latency": {"stage_latency": False},
+            "metrics on": {},
         }
         for name, metrics in variants.items():
             elapsed = _run(archive, metrics, tmp / name.replace(" ", "_").replace(",", ""))

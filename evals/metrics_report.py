@@ -32,7 +32,9 @@ from flows.runtime import (
     replay_settings,
     state_mirror_for,
 )
-from flows.settings import DeadLetterSettings, EmbedderSettings, MetricsSettings, RedisSettings, Settings, StoreSettings
+from flows.settings import (
+    settings_over_env,
+)
 from schemas.session import SessionState
 from sinks.metrics_chart import load_windows, render_chart
 
@@ -88,12 +90,12 @@ def main() -> None:
     archive = work / "dev-events.jsonl"
     total = convert(args.data, args.sets, args.limit, archive)
     settings = replay_settings(
-        Settings(
-            embedder=EmbedderSettings(kind=args.embedder),
-            store=StoreSettings(path=work / "store"),
-            deadletter=DeadLetterSettings(path=work / "deadletter.jsonl"),
-            metrics=MetricsSettings(path=work / "metrics-dev.jsonl"),
-            redis=RedisSettings(enabled=False),
+        settings_over_env(
+            embedder={"kind": args.embedder},
+            store={"path": work / "store"},
+            deadletter={"path": work / "deadletter.jsonl"},
+            metrics={"path": work / "metrics-dev.jsonl"},
+            redis={"enabled": False},
         )
     )
     embedder = embedder_for(settings)

@@ -8,7 +8,7 @@ Secrets are `SecretStr`: they never appear in logs or reprs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -383,3 +383,11 @@ class Settings(BaseSettings):
 
     # -- issue 10 sections (serve) --
     serve: ServeSettings = ServeSettings()
+
+
+def settings_over_env(**sections: dict[str, Any]) -> Settings:
+    """Settings read from the environment with these sections' fields set over it: a field a section
+    names wins, every other `RECALLFLOW_<SECTION>__*` variable still applies (benchmarks and evals
+    build their settings this way, so `RECALLFLOW_EMBEDDER__MEMO_SIZE=0 python -m …` works)."""
+    merged: dict[str, Any] = dict(sections)
+    return Settings(**merged)

@@ -151,7 +151,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         used_as = None if named.dictionary else _used_as(text, named.span, lex)
         if used_as is not None and used_as not in types:
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
-        elif _widen_to_focus(named, types, focus, lex):
+        elif focus is not None and _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
         if len(types) != 1 and not named.dictionary:
             in_focus = focus if not types and named.source != "proper" else None  # Shanghai is no parcel
