@@ -144,6 +144,40 @@ def test_bilingual_intents(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
 
 
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # Orders: a bare verb, 你给我/你别/你赶紧 + verb, the 把 construction.
+        ("你给我把门关上", "request"),
+        ("你别再翻我的抽屉", "request"),
+        ("赶紧把报表发过来", "request"),
+        # Comfort, narration and compounds only look like orders.
+        ("别太着急了", "neutral"),
+        ("后来他给我打了个电话", "neutral"),
+        ("别的都好说", "neutral"),
+        ("看来今天下不了雨", "neutral"),
+        ("说不定他已经到了", "neutral"),
+        # Questions without a question mark: any A-not-A, 在哪, a presumptive 吧.
+        ("这件外套贵不贵", "question"),
+        ("钥匙放在哪", "question"),
+        ("你昨天没去公司吧", "question"),
+        # Wh-words as indefinites ask nothing.
+        ("不管怎么说他也是好意", "neutral"),
+        ("他倒不是什么坏人", "neutral"),
+        # Refusals and disagreement: a short first-person refusal, dismissals, no need.
+        ("我不喝", "refuse"),
+        ("老板我不想加班", "refuse"),
+        ("少来", "refuse"),
+        ("用不着这么麻烦", "refuse"),
+        # A preference inside a longer statement and a concession are not refusals.
+        ("其实我不想把周末都花在路上", "neutral"),
+        ("房子小一点也就算了", "neutral"),
+    ],
+)
+def test_colloquial_chinese_intents(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
 def test_an_acceptance_after_a_request_is_a_commitment() -> None:
     state = TagState()
     state, first = tag_turn(state, _turn("Could you close the window, please?", speaker="A"), TagConfig(), LEX)
