@@ -126,20 +126,22 @@ def _known(named: Named, candidates: list[Mention]) -> Mention | None:
 
 
 def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: CorefLexicon) -> list[Named]:
-    """Entities of the window said by the name without its type suffix or branch (八大处 for 八大处公园,
-    海底捞 for 海底捞火锅(牡丹园店)): progressive binding of a short form to the entity said before."""
+    """Entities of the window said again, by their name (泰山要爬多久, where no rule finds a name) or by
+    the name without its type suffix or branch (八大处 for 八大处公园, 海底捞 for 海底捞火锅(牡丹园店)):
+    progressive binding of what is said to the entity said before."""
     taken = [n.span for n in named]
     found: list[Named] = []
     for mention in reversed(candidates):
-        stem = _stem(mention.entity, lex)
-        if stem is None or any(stem == n.surface or stem in n.surface for n in named + found):
-            continue
-        at = text.find(stem)
-        span = (at, at + len(stem))
-        if at < 0 or any(a < span[1] and span[0] < b for a, b in taken):
-            continue
-        found.append(Named(stem, mention.entity, mention.types, span, "known", 0.7))
-        taken.append(span)
+        for form in (mention.entity, _stem(mention.entity, lex)):
+            if form is None or len(form) < 2 or any(form in n.surface for n in named + found):
+                continue
+            at = text.find(form)
+            span = (at, at + len(form))
+            if at < 0 or any(a < span[1] and span[0] < b for a, b in taken):
+                continue
+            found.append(Named(form, mention.entity, mention.types, span, "known", 0.7))
+            taken.append(span)
+            break
     return found
 
 

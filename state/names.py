@@ -24,7 +24,10 @@ _ADDRESS = re.compile(
     r"\d+号|(?:省|市|区|县).*(?:路|街|道|巷|弄|号|村|镇|楼内|\d)|[省市]$|\d+(?:\.\d+)?(?:分|元|块|星|小时)|以上|以下|左右|之间"
 )
 _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
+# a description, not a name: 这家烤肉店, 那段长城 (something said before)
 _DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
+# ... or a kind asked for: 一家粤菜馆, 一家便宜点的温泉酒店 (a short body after an indefinite)
+_INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?]{0,15}的)?$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
 _LIST_TAIL = re.compile(r"(?:等等|等)$")
@@ -146,6 +149,20 @@ def suffix_types(name: str, lex: CorefLexicon) -> tuple[str, ...]:
     return ()
 
 
+def _suffix_len(name: str, lex: CorefLexicon) -> int:
+    return max((len(s) for s in lex.type_suffixes if name.endswith(s)), default=0)
+
+
+def _described(text: str, span: tuple[int, int], suffix: int) -> bool:
+    """这家烤肉店 (something said before) or 一家粤菜馆 / 一家便宜点的温泉酒店 (a kind asked for): a
+    description, not a name. After an indefinite only a short body is a kind (一家汉庭酒店 is a name)."""
+    if _DESCRIBED.search(text, 0, span[0]):
+        return True
+    kind = _INDEFINITE.search(text, 0, span[0])
+    body = span[1] - span[0] - suffix
+    return kind is not None and (body <= 1 or (body == 2 and kind.group("mod") is not None))
+
+
 def _branch_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     out: list[Named] = []
     for m in _BRANCH.finditer(text):
@@ -199,8 +216,8 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
     # the longest candidate wins where two overlap (和颐酒店北京财满街店 over 和颐酒店)
     for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
         name = text[span[0] : span[1]]
-        if overlaps(span, taken) or not _name_ok(name, lex) or _DESCRIBED.search(text, 0, span[0]):
-            continue  # 这家烤肉店, 那段长城: a description of something said before, not a new name
+        if overlaps(span, taken) or not _name_ok(name, lex) or _described(text, span, _suffix_len(name, lex)):
+            continue
         taken.append(span)
         out.append(Named(name, name, suffix_types(name, lex), span, "suffix", 0.8))
     return out
@@ -251,6 +268,8 @@ def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
         span = (start, start + len(run))
         if not run or re.search(r"\d", run) or overlaps(span, taken) or not _name_ok(run, lex, digits=False):
             continue
+        if _described(text, span, _suffix_len(run, lex)):
+            continue  # 推荐一家适合聚餐的粤菜馆: a kind asked for
         out.append(Named(run, run, suffix_types(run, lex), span, "frame", 0.6))
         taken.append(span)
     return out
