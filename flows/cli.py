@@ -405,16 +405,23 @@ def train_tagger(
 def respond(
     file: Annotated[
         Path | None,
-        typer.Option("--file", exists=True, dir_okay=False, help="JSONL of ResponseRequest: answer it and exit"),
+        typer.Option(
+            "--file",
+            exists=True,
+            dir_okay=False,
+            help="JSONL of ResponseRequest / UserCorrection (a replay's response_requests.jsonl): handle it and exit",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="with --file: print a JSON summary")] = False,
 ) -> None:
-    """Answer response requests: from --file (embedded), or from the request topic until stopped."""
+    """Answer response requests and reflect on user corrections: from --file (embedded), or from
+    the request topic until stopped."""
     import signal
 
     from flows.respond import LazySupersede, build_responder, file_handlers, respond_service
-    from schemas.response import ResponseRequest
-    from sinks.responder_runner import answer_all
+    from schemas.response import parse_responder_item
+    from sinks.responder import ResponseOutcome
+    from sinks.responder_runner import handle_all
 
     settings = Settings()
     if file is None:
@@ -425,14 +432,17 @@ def respond(
             stats = service.run(stop)
         except KeyboardInterrupt:
             stats = service.stats
-        console.print(f"answered {stats.responses} ({stats.fallbacks} fallback), {stats.dead_letters} dead letters")
+        console.print(
+            f"answered {stats.responses} ({stats.fallbacks} fallback), {stats.corrections} corrections, "
+            f"{stats.reflections} reflections, {stats.dead_letters} dead letters"
+        )
         return
     with file.open(encoding="utf-8") as fh:
-        requests = [ResponseRequest.model_validate_json(line) for line in fh if line.strip()]
+        items = [parse_responder_item(line) for line in fh if line.strip()]
     supersede = LazySupersede(settings)
     handlers, writers = file_handlers(settings, supersede)
     started = time.perf_counter()
-    outcomes = answer_all(build_responder(settings), requests)
+    outcomes = handle_all(build_responder(settings), items)
     elapsed = time.perf_counter() - started
     for outcome in outcomes:
         for handler in handlers:
@@ -440,15 +450,18 @@ def respond(
     for writer in writers:
         writer.close()
     close_stores()
-    latencies = sorted(o.response.latency_ms for o in outcomes)
+    answered = [o for o in outcomes if isinstance(o, ResponseOutcome)]
+    latencies = sorted(o.response.latency_ms for o in answered)
     summary = {
-        "requests": len(outcomes),
-        "fallback": sum(o.response.fallback for o in outcomes),
+        "requests": len(answered),
+        "corrections": len(outcomes) - len(answered),
+        "fallback": sum(o.response.fallback for o in answered),
         "reflections": sum(o.reflection is not None for o in outcomes),
         "latency_ms_p50": latencies[len(latencies) // 2] if latencies else None,
         "latency_ms_max": latencies[-1] if latencies else None,
         "elapsed_s": round(elapsed, 2),
         "responses_path": str(settings.responder.responses_path),
+        "reflections_path": str(settings.responder.reflections_path),
     }
     if as_json:
         console.print_json(json.dumps(summary))
@@ -457,8 +470,20 @@ def respond(
     for col in ("request", "model", "fallback", "cues", "ms", "text"):
         table.add_column(col, overflow="fold")
     for o in outcomes:
-        r = o.response
-        row = (r.request_id, r.model, r.fallback_reason or "-", ",".join(r.cue_ids), f"{r.latency_ms:.0f}", r.text)
+        if isinstance(o, ResponseOutcome):
+            r = o.response
+            row = (r.request_id, r.model, r.fallback_reason or "-", ",".join(r.cue_ids), f"{r.latency_ms:.0f}", r.text)
+        else:
+            rec = o.reflection
+            what = f"reflection {rec.error_pattern}: {rec.fix_strategy}" if rec else f"no reflection ({o.skipped})"
+            row = (
+                f"correction {o.correction.event_id}",
+                "-",
+                "-",
+                ",".join(rec.superseded_memory_ids if rec else ()),
+                "-",
+                what,
+            )
         table.add_row(*row)
     console.print(table)
     console.print(summary)

@@ -1,5 +1,8 @@
 """Compose the responder from settings: embedded (in-process, a Bytewax sink or a file of
-requests) and run mode (the Kafka service behind `recallflow respond`).
+responder items) and run mode (the Kafka service behind `recallflow respond`).
+
+Both take `ResponderItem`s — ResponseRequests and UserCorrections, per session in order — and
+the responder dispatches on the type: a request is answered, a correction reflected on.
 
 Settings are read once by the caller and passed in; resources (store, embedder) open lazily,
 only when a correction actually has to supersede a memory.
@@ -18,7 +21,7 @@ from schemas.reflection import ReflectionRecord, SupersedeRequest
 from schemas.response import AgentResponse
 from sinks.chat_client import ChatConfig
 from sinks.respond_service import RespondService, RespondTopics
-from sinks.responder import Responder, ResponderConfig, ResponseOutcome
+from sinks.responder import Outcome, Responder, ResponderConfig, ResponseOutcome
 from sinks.responder_runner import OutcomeHandler, ResponderRunner, ResponderSink
 from sinks.supersede import SupersedeExecutor
 from state.decisions import DecisionSwitches
@@ -102,12 +105,14 @@ class JsonlWriter:
 def file_handlers(
     settings: Settings, supersede: Callable[[SupersedeRequest], None] | None
 ) -> tuple[list[OutcomeHandler], list[JsonlWriter]]:
-    """Embedded outputs: responses and reflections to JSONL files, supersedes to the store."""
+    """Embedded outputs: responses and reflections (from answers and corrections) to JSONL files,
+    supersedes to the store."""
     responses = JsonlWriter(settings.responder.responses_path)
     reflections = JsonlWriter(settings.responder.reflections_path)
 
-    def handle(outcome: ResponseOutcome) -> None:
-        responses.write(outcome.response)
+    def handle(outcome: Outcome) -> None:
+        if isinstance(outcome, ResponseOutcome):
+            responses.write(outcome.response)
         if outcome.reflection is not None:
             reflections.write(outcome.reflection)
         if outcome.supersede is not None and supersede is not None:
@@ -117,7 +122,7 @@ def file_handlers(
 
 
 def responder_sink(settings: Settings, handlers: Sequence[OutcomeHandler]) -> ResponderSink:
-    """The Bytewax sink the flow's ResponseRequest stream goes to (embedded mode)."""
+    """The Bytewax sink the flow's responder items (requests and corrections) go to (embedded mode)."""
     return ResponderSink(
         lambda: ResponderRunner(build_responder(settings), handlers, drain_timeout_s=settings.responder.drain_timeout_s)
     )

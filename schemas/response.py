@@ -1,5 +1,10 @@
 """ResponseRequest (flow → responder) and AgentResponse (responder → responses topic).
 
+What the responder consumes is a `ResponderItem`: a `ResponseRequest` (kind "request") or a
+`UserCorrection` control event (kind "correction"), on one stream/topic keyed by session so that
+a correction reaches the responder after the answer it corrects. `parse_responder_item` reads
+either from JSON; a request written before `kind` existed still reads as a request.
+
 An AgentResponse carries every rule-table decision that shaped it (`decisions`), so a reply
 can be audited without the logs: which route (LLM or calculator), the planning depth and its
 complexity score, the delivery channel, the promise strength, and which incident switches
@@ -9,11 +14,11 @@ overrode what.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag, TypeAdapter
 
-from schemas.events import SCHEMA_VERSION, Record
+from schemas.events import SCHEMA_VERSION, Record, UserCorrection
 from schemas.recall import Cue
 
 Route = Literal["llm", "calculator", "template"]
@@ -26,6 +31,7 @@ FallbackReason = Literal["endpoint_down", "timeout", "http_error", "garbage", "s
 
 class ResponseRequest(Record):
     schema_version: Literal[1] = SCHEMA_VERSION
+    kind: Literal["request"] = Field(default="request", description="discriminator among responder items")
     request_id: str
     session_id: str
     tenant_id: str
@@ -82,3 +88,31 @@ class AgentResponse(Record):
     lang: str | None = None
     decisions: ResponseDecisions | None = None
     reflection_id: str | None = Field(default=None, description="set when this turn was a correction")
+
+
+ResponderItem = ResponseRequest | UserCorrection
+"""What the responder handles, in per-session order: a question to answer or a correction to reflect on."""
+
+
+def _responder_kind(value: Any) -> str:
+    # A ResponseRequest serialised before `kind` existed has none: it is a request.
+    kind = value.get("kind", "request") if isinstance(value, dict) else getattr(value, "kind", "request")
+    return kind if isinstance(kind, str) else "request"
+
+
+_RESPONDER_ITEM: TypeAdapter[ResponderItem] = TypeAdapter(
+    Annotated[
+        Annotated[ResponseRequest, Tag("request")] | Annotated[UserCorrection, Tag("correction")],
+        Discriminator(_responder_kind),
+    ]
+)
+
+
+def parse_responder_item(raw: bytes | str) -> ResponderItem:
+    """Read one responder item from JSON; raises pydantic's ValidationError on anything else.
+
+    >>> parse_responder_item('{"kind": "correction", "event_id": "c1", "session_id": "s", '
+    ...                      '"ts": "2026-06-10T09:00:00Z", "corrected_text": "5月16日"}').kind
+    'correction'
+    """
+    return _RESPONDER_ITEM.validate_json(raw)

@@ -1,9 +1,12 @@
 """The run-mode responder service: response-request topic → responder → responses topic.
 
-Input: `ResponseRequest` JSON on the request topic (key = session id). Output: `AgentResponse`
-on the response topic, `ReflectionRecord` on the reflection topic, supersede requests executed
-through the given callable, dead letters (unreadable requests) on the dead-letter topic.
-State: the responder's per-session previous answer; Kafka offsets.
+Input: `ResponderItem` JSON on the request topic (key = session id), discriminated by `kind`:
+a `ResponseRequest` ("request"; a record without `kind` is one too) or a `UserCorrection`
+("correction"), which the flow puts on the topic after the request whose answer it corrects (one
+partition per session keeps that order). Output: `AgentResponse` on the response topic,
+`ReflectionRecord` (from a request's marker words or from a correction) on the reflection topic,
+supersede requests executed through the given callable, dead letters (unreadable items) on the
+dead-letter topic. State: the responder's per-session previous answer; Kafka offsets.
 
 At-least-once: a polled batch is answered concurrently (bounded by the responder's semaphore;
 each answer bounded by the chat deadline, so one slow answer holds the batch for at most that
@@ -29,8 +32,8 @@ from pydantic import BaseModel, ValidationError
 from schemas.deadletter import DeadLetter
 from schemas.errors import BrokerError
 from schemas.reflection import SupersedeRequest
-from schemas.response import ResponseRequest
-from sinks.responder import Responder
+from schemas.response import ResponderItem, parse_responder_item
+from sinks.responder import CorrectionOutcome, Responder
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,7 @@ def _system_clock() -> datetime:
 @dataclass
 class RespondStats:
     requests: int = 0
+    corrections: int = 0
     responses: int = 0
     fallbacks: int = 0
     reflections: int = 0
@@ -99,8 +103,8 @@ class RespondService:
         except (KafkaException, BufferError) as exc:
             raise BrokerError(f"produce to {topic} failed: {exc}") from exc
 
-    def _read(self, producer: Producer, messages: list[Message]) -> list[ResponseRequest]:
-        requests: list[ResponseRequest] = []
+    def _read(self, producer: Producer, messages: list[Message]) -> list[ResponderItem]:
+        items: list[ResponderItem] = []
         for msg in messages:
             err = msg.error()
             if err is not None:
@@ -109,7 +113,7 @@ class RespondService:
                 raise BrokerError(f"consume from {self._topics.requests} failed: {err}")
             raw = msg.value() or b""
             try:
-                requests.append(ResponseRequest.model_validate_json(raw))
+                items.append(parse_responder_item(raw))
             except ValidationError as exc:
                 letter = DeadLetter.from_raw(
                     step="respond.parse",
@@ -122,24 +126,31 @@ class RespondService:
                 )
                 self._produce(producer, self._topics.deadletters, letter, letter.key)
                 self.stats.dead_letters += 1
-        return requests
+        return items
 
     def process(self, loop: asyncio.AbstractEventLoop, producer: Producer, messages: list[Message]) -> None:
-        """Answer one polled batch and produce every output (the caller commits afterwards)."""
-        requests = self._read(producer, messages)
-        outcomes = loop.run_until_complete(self._responder.respond_many(requests)) if requests else []
+        """Handle one polled batch and produce every output (the caller commits afterwards).
+
+        Requests and corrections are handled concurrently across sessions and in topic order
+        within one (the responder's per-session lock), so a correction sees the answer before it.
+        """
+        items = self._read(producer, messages)
+        outcomes = loop.run_until_complete(self._responder.handle_many(items)) if items else []
         for outcome in outcomes:
-            response = outcome.response
-            self._produce(producer, self._topics.responses, response, response.session_id)
-            self.stats.responses += 1
-            self.stats.fallbacks += int(response.fallback)
-            self.stats.latencies_ms.append(response.latency_ms)
+            if isinstance(outcome, CorrectionOutcome):
+                self.stats.corrections += 1
+            else:
+                response = outcome.response
+                self._produce(producer, self._topics.responses, response, response.session_id)
+                self.stats.requests += 1
+                self.stats.responses += 1
+                self.stats.fallbacks += int(response.fallback)
+                self.stats.latencies_ms.append(response.latency_ms)
             if outcome.reflection is not None:
                 self._produce(producer, self._topics.reflections, outcome.reflection, outcome.reflection.session_id)
                 self.stats.reflections += 1
             if outcome.supersede is not None and self._supersede is not None:
                 self._supersede(outcome.supersede)
-        self.stats.requests += len(requests)
         remaining = producer.flush(self._flush_timeout_s)
         if remaining or self._failures:
             failures, self._failures = self._failures, []

@@ -1,12 +1,15 @@
 """The responder (SPEC §5.9): ResponseRequest → AgentResponse, asynchronously and never blocking.
 
-Input: `ResponseRequest` records (in-process in embedded mode, from the response-request topic
-in run mode). Output: a `ResponseOutcome` per request — the `AgentResponse`, plus a
-`ReflectionRecord` and a `SupersedeRequest` when the turn corrected the previous answer.
+Input: `ResponderItem`s (in-process in embedded mode, from the response-request topic in run
+mode): a `ResponseRequest` to answer, or a `UserCorrection` control event to reflect on;
+`handle` dispatches on the type. Output: a `ResponseOutcome` per request — the `AgentResponse`,
+plus a `ReflectionRecord` and a `SupersedeRequest` when the turn corrected the previous answer —
+and a `CorrectionOutcome` per correction (a reflection and a supersede, or why there is none).
 State: the previous answer per session (for reflection), an LRU of `max_sessions` sessions;
 a session's entry is replaced by each new answer and evicted least-recently-used (or dropped by
-`forget` on session end). A session's requests are answered in arrival order, one at a time
-(a lock per session while it has requests in flight); different sessions run concurrently.
+`forget` on session end). A session's items are handled in arrival order, one at a time
+(a lock per session while it has items in flight), so a correction sees the answer to every
+request that arrived before it; different sessions run concurrently.
 
 Per request: the rule tables decide (calculator / LLM / template route, planning depth,
 channel, promise strength); the calculator answers numeric questions itself; otherwise the
@@ -23,13 +26,21 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal, TypeVar
 
 from schemas.errors import ChatEndpointError
 from schemas.events import UserCorrection
 from schemas.reflection import ReflectionRecord, SupersedeRequest
-from schemas.response import AgentResponse, CueAttribution, FallbackReason, ResponseDecisions, ResponseRequest
+from schemas.response import (
+    AgentResponse,
+    CueAttribution,
+    FallbackReason,
+    ResponderItem,
+    ResponseDecisions,
+    ResponseRequest,
+)
 from sinks.chat_client import ChatClient, ChatConfig
 from state.calculator import format_answer
 from state.decisions import DecisionSwitches, decide, soften
@@ -40,6 +51,7 @@ from state.reflection import Correction, PreviousAnswer, Reflection, reflect
 from state.response_tables import DecisionTables, HotTable, ResponseText
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 TEMPLATE_MODEL = "template"
 CALCULATOR_MODEL = "calculator"
@@ -63,6 +75,22 @@ class ResponseOutcome:
     response: AgentResponse
     reflection: ReflectionRecord | None = None
     supersede: SupersedeRequest | None = None
+
+
+NoReflection = Literal["no_previous_answer", "no_conflict", "reflection_off"]
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionOutcome:
+    """What a UserCorrection came to: a reflection (and a supersede), or `skipped` says why not."""
+
+    correction: UserCorrection
+    reflection: ReflectionRecord | None = None
+    supersede: SupersedeRequest | None = None
+    skipped: NoReflection | None = None
+
+
+Outcome = ResponseOutcome | CorrectionOutcome
 
 
 def _lang(text: str) -> str:
@@ -133,21 +161,73 @@ class Responder:
         """Answer all requests concurrently (bounded by the semaphore), results in request order."""
         return list(await asyncio.gather(*(self.respond(r) for r in requests)))
 
+    async def handle_many(self, items: Sequence[ResponderItem]) -> list[Outcome]:
+        """Handle requests and corrections concurrently across sessions, in order within one; results in item order."""
+        return list(await asyncio.gather(*(self.handle(i) for i in items)))
+
+    async def handle(self, item: ResponderItem) -> Outcome:
+        """Answer a ResponseRequest or reflect on a UserCorrection, in the session's arrival order."""
+        if isinstance(item, UserCorrection):
+            return await self.apply_correction(item)
+        return await self.respond(item)
+
     async def respond(self, request: ResponseRequest) -> ResponseOutcome:
         """Answer one request. Requests of one session are answered one after another, in the
         order they arrived (reflection needs the previous answer); sessions run concurrently."""
-        sid = request.session_id
+        return await self._in_session_order(request.session_id, lambda: self._respond(request))
+
+    async def apply_correction(self, event: UserCorrection) -> CorrectionOutcome:
+        """Reflect on a UserCorrection once every earlier item of its session has been handled.
+
+        A session with no previous answer (never answered here, forgotten, or evicted) yields no
+        reflection and one log line saying so; it is not an error.
+        """
+        return await self._in_session_order(event.session_id, lambda: self._apply_correction(event))
+
+    async def _in_session_order(self, sid: str, work: Callable[[], Awaitable[T]]) -> T:
+        # asyncio.Lock wakes its waiters first come, first served: arrival order within a session.
         lock = self._session_locks.get(sid)
         if lock is None:
             lock = self._session_locks[sid] = asyncio.Lock()
         self._session_users[sid] = self._session_users.get(sid, 0) + 1
         try:
             async with lock:
-                return await self._respond(request)
+                return await work()
         finally:
             self._session_users[sid] -= 1
             if self._session_users[sid] == 0:
                 del self._session_users[sid], self._session_locks[sid]
+
+    async def _apply_correction(self, event: UserCorrection) -> CorrectionOutcome:
+        previous = self._previous.get(event.session_id)
+        skipped: NoReflection | None = None
+        found: Reflection | None = None
+        if not self.config.reflection:
+            skipped = "reflection_off"
+        elif previous is None:
+            skipped = "no_previous_answer"
+        else:
+            found = self.correct(event)
+            skipped = "no_conflict" if found is None else None
+        outcome = CorrectionOutcome(
+            event, found.record if found else None, found.supersede if found else None, skipped=skipped
+        )
+        log.info(
+            json.dumps(
+                {
+                    "op": "correct",
+                    "session_id": event.session_id,
+                    "event_id": event.event_id,
+                    "previous_request_id": previous.request_id if previous else None,
+                    "reflection_id": outcome.reflection.reflection_id if outcome.reflection else None,
+                    "error_pattern": outcome.reflection.error_pattern if outcome.reflection else None,
+                    "superseded": list(outcome.supersede.memory_ids) if outcome.supersede else [],
+                    "skipped": skipped,
+                },
+                ensure_ascii=False,
+            )
+        )
+        return outcome
 
     async def _respond(self, request: ResponseRequest) -> ResponseOutcome:
         started = time.perf_counter()
