@@ -5,7 +5,9 @@ input → parse & validate ──errors──> dead letters
       → coreference → terms/authority → task state machine ──> task states (mirror) / archived tasks
       → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
       → recall trigger (customer turns, with the last 3 turns as context)
-      → recall service (batch map) → recall results → response requests
+      → recall service (batch map) → recall results → response requests ┐ responder feed: per session,
+      user corrections (control events) ─────────────────────────────────┘ a correction after the answer
+                                                                           it corrects → responder items
 dead letters, states, units, archived tasks, recall results → decisions → event-time windows → metrics sinks
 """
 
@@ -28,13 +30,15 @@ from operators.ingress import parse_events
 from operators.metrics import MetricsConfig, extract_decisions, stage_latency, stage_marks, windowed_metrics
 from operators.normalise import normalise
 from operators.recall import recall_trigger
+from operators.responder_feed import FeedConfig, responder_feed
 from operators.task_fsm import TaskOperatorConfig, track_tasks
 from operators.terms import whitelist_terms
 from operators.units import assemble_units
 from operators.validity import tag_validity
-from schemas.events import ConversationEvent, InputEvent, SessionEnd
+from schemas.events import ConversationEvent, InputEvent, SessionEnd, UserCorrection
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.recall import RecallRequest, RecallResult
+from schemas.response import ResponderItem
 from state.coref import CorefConfig
 from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, CorefLexicon, load_coref_lexicon
 from state.embedding import Embedder
@@ -80,6 +84,10 @@ def _system_clock() -> datetime:
 
 def _session_end(event: InputEvent) -> SessionEnd | None:
     return event if isinstance(event, SessionEnd) else None
+
+
+def _correction(event: InputEvent) -> UserCorrection | None:
+    return event if isinstance(event, UserCorrection) else None
 
 
 def task_operator_config(settings: Settings) -> TaskOperatorConfig:
@@ -220,8 +228,20 @@ def build_flow(
         for i, result_sink in enumerate(outputs.recall_results):
             op.output(f"recall_out_{i}", results, result_sink)
         responses = op.map("response_requests", recalled, lambda pair: response_request(*pair))
-        for i, response_sink in enumerate(outputs.response_requests):
-            op.output(f"response_request_out_{i}", responses, response_sink)
+        # UserCorrection events join the requests here, per session, after the answers they correct.
+        fed = responder_feed(
+            "responder_feed",
+            keyed,
+            op.key_on("response_requests_keyed", responses, lambda r: r.session_id),
+            FeedConfig(trigger=trigger, wait=timedelta(seconds=settings.responder.correction_wait_s)),
+            clock=clock,
+        )
+        responder_items: Stream[ResponderItem] = op.key_rm("responder_items", fed)
+    else:
+        # No requests are made here: corrections go straight on (the responder may hold earlier answers).
+        responder_items = op.filter_map("responder_items", ingress.events, _correction)
+    for i, response_sink in enumerate(outputs.response_requests):
+        op.output(f"response_request_out_{i}", responder_items, response_sink)
 
     # -- windowed metrics (issue 7) --
     # Add your stage's output stream (records or ready-made `Decision`s) to `metric_taps`;

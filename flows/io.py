@@ -24,7 +24,7 @@ from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.metrics import WindowMetrics
 from schemas.raw import RawRecord
 from schemas.recall import RecallResult
-from schemas.response import ResponseRequest
+from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
 from sinks.jsonl_source import JsonlSource
 from sinks.kafka_source import KafkaReplaySource, Start, TransportError
@@ -97,7 +97,8 @@ class OutputSpec:
     states: list[Sink[SessionState]] = field(default_factory=list)
     archived: list[Sink[ArchivedTask]] = field(default_factory=list)
     recall_results: list[Sink[RecallResult]] = field(default_factory=list)
-    response_requests: list[Sink[ResponseRequest]] = field(default_factory=list)
+    # ResponseRequests and UserCorrections, per session in order (the responder dispatches on `kind`)
+    response_requests: list[Sink[ResponderItem]] = field(default_factory=list)
     metrics: list[Sink[WindowMetrics]] = field(default_factory=list)
     # issue 8: per-turn `latency_ms.<stage>` decisions before windowing (benchmarks read exact quantiles)
     stage_latencies: list[Sink[Decision]] = field(default_factory=list)

@@ -26,7 +26,7 @@ from schemas.errors import ConfigurationError
 from schemas.memory import MemoryUnit
 from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
-from schemas.response import ResponseRequest
+from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
 from sinks.embedders import load_embedder
 from sinks.embedding_memo import MemoEmbedder
@@ -210,7 +210,7 @@ def outputs_for(
     if recent is not None:
         units.append(RecentActionsSink(recent))
     results: list[Sink[RecallResult]] = [JsonlSink(settings.deadletter.path.parent / "recall.jsonl")]
-    responses: list[Sink[ResponseRequest]] = [JsonlSink(settings.deadletter.path.parent / "response_requests.jsonl")]
+    responses: list[Sink[ResponderItem]] = [JsonlSink(settings.deadletter.path.parent / "response_requests.jsonl")]
     if mode == "run":
         deadletters.append(kafka_sink(settings, settings.kafka.deadletter_topic))
         units.append(kafka_sink(settings, settings.kafka.memory_topic))

@@ -145,6 +145,11 @@ class ResponderSettings(_Section):
     reflections_path: Path = Path("var/reflections.jsonl")
     reflection_topic: str = "recallflow.reflections"
     batch_size: int = Field(default=32, gt=0, description="requests taken from the topic per poll")
+    correction_wait_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="longest processing time a correction waits in the flow for the answer it corrects",
+    )
     switches: ResponderSwitchSettings = ResponderSwitchSettings()
 
 

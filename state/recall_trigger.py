@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schemas.events import SessionEnd
+from schemas.events import ConversationEvent, SessionEnd
 from schemas.recall import ContextTurn, RecallRequest, RecallResult
 from schemas.response import ResponseRequest
 from schemas.session import CriticalEntity
@@ -46,6 +46,17 @@ def _task_view(turn: Turn) -> tuple[str | None, tuple[CriticalEntity, ...]]:
     return getattr(task, "stage", None), tuple(getattr(task, "entities", ()))
 
 
+def triggers(event: ConversationEvent, config: TriggerConfig) -> bool:
+    """Whether this turn asks for recall (and so, downstream, for an answer).
+
+    >>> from datetime import UTC, datetime
+    >>> ev = ConversationEvent(event_id="e", session_id="s", ts=datetime(2026, 1, 1, tzinfo=UTC), text="在吗")
+    >>> triggers(ev, TriggerConfig()), triggers(ev.model_copy(update={"speaker_role": "agent"}), TriggerConfig())
+    (True, False)
+    """
+    return event.speaker_role in config.trigger_roles and bool(event.text.strip())
+
+
 def on_item(
     state: TriggerState | None, item: Turn | SessionEnd, config: TriggerConfig
 ) -> tuple[TriggerState | None, list[RecallRequest]]:
@@ -68,7 +79,7 @@ def on_item(
     known = {(e.kind, e.value): e for e in (*(state.entities if state else ()), *named)}
     entities = tuple(known.values())[-_KEEP_ENTITIES:]
     out: list[RecallRequest] = []
-    if event.speaker_role in config.trigger_roles and event.text.strip():
+    if triggers(event, config):
         speakers = {t.speaker for t in context if t.speaker}
         people = {e.value for e in entities if e.kind in _PERSON_KINDS}
         ids = [e.value for e in entities if e.strength == "strong" and e.kind not in _PERSON_KINDS]
