@@ -18,6 +18,7 @@ import contextlib
 import io
 import logging
 import re
+import threading
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -61,6 +62,12 @@ def chinese_number(text: str) -> float:
             msg = f"not a Chinese numeral: {text!r}"
             raise ValueError(msg)
     return float(total + current) + half
+
+
+# jionlp's time parser is one shared instance that keeps each call's settings (time base,
+# strictness …) on itself: two threads parsing at once (workers of one process, the responder's
+# reflection beside the flow) read each other's settings and get wrong or empty results.
+_JIONLP_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=1)
@@ -232,7 +239,8 @@ def parse_point(form: str, base: datetime) -> tuple[datetime, datetime] | None:
     True
     """
     try:
-        result = _jionlp().parse_time(form, time_base=base)
+        with _JIONLP_LOCK:
+            result = _jionlp().parse_time(form, time_base=base)
     except ValueError:
         return None
     times = result.get("time") if isinstance(result, dict) else None
@@ -262,13 +270,17 @@ def _parse_jionlp(text: str, base: datetime) -> list[dict[str, Any]]:
     """jionlp's extractor; on ValueError retry clause by clause, dropping only the clause that fails."""
     jionlp = _jionlp()
     try:
-        found: list[dict[str, Any]] = jionlp.ner.extract_time(text, time_base=base, with_parsing=True)
+        with _JIONLP_LOCK:
+            found: list[dict[str, Any]] = jionlp.ner.extract_time(text, time_base=base, with_parsing=True)
     except ValueError as exc:
         log.debug("jionlp rejected %r: %s; retrying by clause", text, exc)
         found = []
         for clause in re.finditer(r"[^，。！？；,.!?;\s]+", text):
             try:
-                part: list[dict[str, Any]] = jionlp.ner.extract_time(clause.group(0), time_base=base, with_parsing=True)
+                with _JIONLP_LOCK:
+                    part: list[dict[str, Any]] = jionlp.ner.extract_time(
+                        clause.group(0), time_base=base, with_parsing=True
+                    )
             except ValueError:
                 continue  # this clause holds no parsable time for jionlp
             for item in part:
