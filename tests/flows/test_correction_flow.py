@@ -25,9 +25,9 @@ from flows.settings import Settings
 from schemas.raw import RawRecord
 from schemas.reflection import ReflectionRecord
 from schemas.response import AgentResponse, ResponderItem
+from sinks.embedders import load_embedder
 from sinks.responder import CorrectionOutcome, Outcome
 from sinks.responder_runner import ResponderRunner, ResponderSink
-from sinks.embedders import load_embedder
 from sinks.supersede import SupersedeExecutor
 from state.recall_config import HotTables
 from tests.fakes.fake_openai import FakeOpenAI

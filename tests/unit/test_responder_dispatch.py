@@ -101,8 +101,10 @@ def test_handle_many_orders_within_a_session_only() -> None:
 
     first, other, mine = asyncio.run(run())
     assert isinstance(first, ResponseOutcome)
-    assert isinstance(other, CorrectionOutcome) and other.skipped == "no_previous_answer"
-    assert isinstance(mine, CorrectionOutcome) and mine.reflection is not None
+    assert isinstance(other, CorrectionOutcome)
+    assert other.skipped == "no_previous_answer"
+    assert isinstance(mine, CorrectionOutcome)
+    assert mine.reflection is not None
     assert responder._session_locks == {}
 
 
