@@ -9,12 +9,15 @@ from __future__ import annotations
 import os
 import threading
 import uuid
+from collections.abc import Callable
 
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from schemas.deadletter import DeadLetter
+from schemas.events import UserCorrection
+from schemas.reflection import ReflectionRecord, SupersedeRequest
 from schemas.response import AgentResponse
 from sinks.respond_service import RespondService, RespondTopics
 from tests.fakes.fake_openai import FakeOpenAI
@@ -70,7 +73,9 @@ def _drain(topic: str, expected: int) -> list[bytes]:
     return values
 
 
-def _service(topics: RespondTopics, url: str, group: str) -> RespondService:
+def _service(
+    topics: RespondTopics, url: str, group: str, supersede: Callable[[SupersedeRequest], object] | None = None
+) -> RespondService:
     consumer = {
         "bootstrap.servers": BOOTSTRAP,
         "group.id": group,
@@ -82,6 +87,7 @@ def _service(topics: RespondTopics, url: str, group: str) -> RespondService:
         consumer_config=consumer,
         producer_config={"bootstrap.servers": BOOTSTRAP},
         topics=topics,
+        supersede=supersede,
         poll_timeout_s=0.5,
     )
 
@@ -112,3 +118,32 @@ def test_requests_on_the_topic_are_answered_on_the_responses_topic(topics: Respo
     finally:
         probe.close()
     assert sum(max(tp.offset, 0) for tp in committed) == 4
+
+
+def test_a_correction_on_the_topic_after_its_answer_becomes_a_reflection(
+    topics: RespondTopics, server: FakeOpenAI
+) -> None:
+    producer = Producer({"bootstrap.servers": BOOTSTRAP})
+    question = make_request("哪天发货？", make_cue("mem-wrong", text="订单5月14日发货"), n=1, session_id="s-fix")
+    correction = UserCorrection(
+        event_id="c1", session_id="s-fix", tenant_id="tenant-a", ts=question.ts, corrected_text="5月16日"
+    )
+    stranger = UserCorrection(
+        event_id="c2", session_id="s-none", tenant_id="tenant-a", ts=question.ts, corrected_text="5月16日"
+    )
+    # One key per session: the question and its correction share a partition, in this order.
+    for item in (question, correction, stranger):
+        producer.produce(topics.requests, key=item.session_id.encode(), value=item.model_dump_json().encode())
+    assert producer.flush(10) == 0
+
+    superseded: list[SupersedeRequest] = []
+    service = _service(topics, server.base_url, f"responder-{uuid.uuid4().hex[:8]}", superseded.append)
+    stats = service.run(threading.Event(), max_idle_polls=6)
+    assert (stats.requests, stats.corrections, stats.reflections, stats.dead_letters) == (1, 2, 1, 0)
+
+    [response] = [AgentResponse.model_validate_json(v) for v in _drain(topics.responses, 1)]
+    [reflection] = [ReflectionRecord.model_validate_json(v) for v in _drain(topics.reflections, 1)]
+    assert reflection.previous_request_id == response.request_id == "req-1"
+    assert reflection.correction_event_id == "c1"
+    assert reflection.superseded_memory_ids == ("mem-wrong",)
+    assert [s.memory_ids for s in superseded] == [("mem-wrong",)]
