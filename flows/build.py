@@ -5,9 +5,9 @@ input → parse & validate ──errors──> dead letters
       → coreference → terms/authority → task state machine ──> task states (mirror) / archived tasks
       → memory units → temporal validity → embed → memory store (idempotent upsert) [+ memory topic]
       → recall trigger (customer turns, with the last 3 turns as context)
-      → recall service (batch map) → recall results → response requests ┐ responder feed: per session,
-      user corrections (control events) ─────────────────────────────────┘ a correction after the answer
-                                                                           it corrects → responder items
+      → recall service (batch map) → recall results → response requests ─┐
+      → user corrections (control events) ───────────────────────────────┴→ responder feed (per session,
+        a correction after the requests before it) → responder items (requests + corrections)
 dead letters, states, units, archived tasks, recall results → decisions → event-time windows → metrics sinks
 """
 
