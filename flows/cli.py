@@ -43,6 +43,7 @@ from schemas.deadletter import DeadLetter
 from schemas.errors import StateMirrorError
 from schemas.events import as_utc
 from schemas.recall import ContextTurn, RecallRequest, RecallResult
+from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
 from sinks.kafka_source import Start
 from sinks.state_mirror import RedisStateMirror
@@ -419,7 +420,6 @@ def respond(
     import signal
 
     from flows.respond import LazySupersede, build_responder, file_handlers, respond_service
-    from schemas.response import parse_responder_item
     from sinks.responder import ResponseOutcome
     from sinks.responder_runner import handle_all
 
@@ -437,8 +437,11 @@ def respond(
             f"{stats.reflections} reflections, {stats.dead_letters} dead letters"
         )
         return
-    with file.open(encoding="utf-8") as fh:
-        items = [parse_responder_item(line) for line in fh if line.strip()]
+    items, letters = _read_responder_items(file)
+    if letters:
+        _append_dead_letters(settings.deadletter.path, letters)
+        if not as_json:
+            console.print(f"[yellow]{len(letters)} bad lines dead-lettered to {settings.deadletter.path}[/yellow]")
     supersede = LazySupersede(settings)
     handlers, writers = file_handlers(settings, supersede)
     started = time.perf_counter()
@@ -457,6 +460,7 @@ def respond(
         "corrections": len(outcomes) - len(answered),
         "fallback": sum(o.response.fallback for o in answered),
         "reflections": sum(o.reflection is not None for o in outcomes),
+        "dead_letters": len(letters),
         "latency_ms_p50": latencies[len(latencies) // 2] if latencies else None,
         "latency_ms_max": latencies[-1] if latencies else None,
         "elapsed_s": round(elapsed, 2),
@@ -526,6 +530,41 @@ def eval_time(
     from evals import time_gold
 
     time_gold.main([*(["--gold", str(gold)] if gold else []), *(["--show-errors"] if show_errors else [])])
+
+
+def _read_responder_items(file: Path) -> tuple[list[ResponderItem], list[DeadLetter]]:
+    """The requests and corrections of a JSONL file; a line that is not one becomes a dead letter."""
+    from pydantic import ValidationError
+
+    from schemas.response import parse_responder_item
+
+    items: list[ResponderItem] = []
+    letters: list[DeadLetter] = []
+    for number, raw in enumerate(file.read_bytes().splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            items.append(parse_responder_item(raw))
+        except ValidationError as exc:
+            letters.append(
+                DeadLetter.from_raw(
+                    step="respond.parse",
+                    key=None,
+                    source=f"{file}:{number}",
+                    error_type="validation",
+                    message=str(exc),
+                    raw=raw,
+                    at=datetime.now(UTC),
+                )
+            )
+    return items, letters
+
+
+def _append_dead_letters(path: Path, letters: list[DeadLetter]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        for letter in letters:
+            fh.write(letter.model_dump_json() + "\n")
 
 
 @eval_app.command("coref")

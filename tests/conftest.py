@@ -13,8 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from schemas.raw import RawRecord  # noqa: E402
-from state.embedding import Embedder  # noqa: E402
+from schemas.raw import RawRecord
+from state.embedding import Embedder
 
 BASE_TS = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 

@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemas.deadletter import DeadLetter
+from schemas.events import SessionEnd
 from schemas.memory import CorefAnchor, MemoryUnit
 from schemas.recall import Cue, RecallResult, ScoreComponents, ValidityDecision
 from schemas.response import AgentResponse
-from schemas.events import SessionEnd
 from schemas.session import SessionState
 from state.metric_decisions import (
     MAX_IN_FLIGHT,

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from schemas.deadletter import DeadLetter
 from schemas.events import UserCorrection
 from schemas.memory import memory_id
 from schemas.reflection import ReflectionRecord
@@ -75,3 +76,24 @@ def test_respond_file_reflects_on_a_user_correction(
     assert (summary["requests"], summary["corrections"], summary["reflections"]) == (1, 1, 1)
     [record] = [ReflectionRecord.model_validate_json(x) for x in reflections.read_text(encoding="utf-8").splitlines()]
     assert (record.previous_request_id, record.superseded_memory_ids) == ("req-1", (wrong,))
+
+
+def test_respond_file_dead_letters_bad_lines(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    requests = tmp_path / "requests.jsonl"
+    good = make_request("我的发票什么时候到？", make_cue(), n=1).model_dump_json()
+    requests.write_bytes(b'{"kind": "request", "oops": 1}\n' + good.encode() + b"\nnot json \xff\n")
+    dead = tmp_path / "dead.jsonl"
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__BASE_URL", server.base_url)
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__MODEL", "fake-model")
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__RESPONSES_PATH", str(tmp_path / "responses.jsonl"))
+    monkeypatch.setenv("RECALLFLOW_RESPONDER__REFLECTIONS_PATH", str(tmp_path / "reflections.jsonl"))
+    monkeypatch.setenv("RECALLFLOW_DEADLETTER__PATH", str(dead))
+    result = CliRunner().invoke(app, ["respond", "--file", str(requests), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert (summary["requests"], summary["dead_letters"]) == (1, 2)
+    letters = [DeadLetter.model_validate_json(line) for line in dead.read_text(encoding="utf-8").splitlines()]
+    assert [(d.step, d.source.rsplit(":", 1)[1]) for d in letters] == [("respond.parse", "1"), ("respond.parse", "3")]
+    assert letters[1].raw_bytes() == b"not json \xff"

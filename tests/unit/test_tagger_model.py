@@ -189,4 +189,3 @@ def default_head_or_skip() -> EmbeddingHead:
     head = default_head()
     assert head is not None, "the repository ships sinks/resources/tagger_head.json"
     return head
-

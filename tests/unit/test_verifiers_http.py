@@ -23,15 +23,21 @@ def _guard(
     *,
     wait_s: float = 3.0,  # generous: a loaded CI box must not turn a prompt answer into a timeout
     timeout_s: float = 2.0,
-    config: GuardConfig = GuardConfig(),
+    config: GuardConfig | None = None,
     ttl: float = 60.0,
 ) -> tuple[VerificationGuard, VerifierPool]:
     registry = VerifierRegistry()
     registry.register(HttpVerifier("warehouse_status", url + path, timeout_s=timeout_s))
     pool = VerifierPool(4)
-    return VerificationGuard(
-        registry, pool, config, wait_s=wait_s, answer_ttl_s=ttl, fallback_values={"warehouse_status": "operational"}
-    ), pool
+    guard = VerificationGuard(
+        registry,
+        pool,
+        config or GuardConfig(),
+        wait_s=wait_s,
+        answer_ttl_s=ttl,
+        fallback_values={"warehouse_status": "operational"},
+    )
+    return guard, pool
 
 
 def test_http_verifier_answers_and_each_failure_is_a_verifier_error() -> None:

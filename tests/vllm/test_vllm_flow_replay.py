@@ -76,5 +76,6 @@ def test_a_replayed_conversation_is_answered_by_the_real_server(tmp_path: Path) 
         assert response.cue_ids
         assert set(response.cue_ids) <= {c.memory_id for c in request.cues}
         print(
-            f"{request.query_event_id}: {response.latency_ms:.0f} ms, cues {list(response.cue_ids)}: {response.text[:120]!r}"
+            f"{request.query_event_id}: {response.latency_ms:.0f} ms, cues {list(response.cue_ids)}: "
+            f"{response.text[:120]!r}"
         )
