@@ -431,7 +431,9 @@ def tag_turn(
     )
     speaker = ev.speaker or ev.speaker_role
     other_speaker = state.prev_speaker is not None and state.prev_speaker != speaker
-    running = dict(state.stress)
+    # Recovery snapshots taken before running stress existed restore without the field.
+    before: tuple[tuple[str, float], ...] = getattr(state, "stress", ())
+    running = dict(before)
     if not config.context:
         prev = None
     elif state.prev_intent is None:
@@ -450,7 +452,7 @@ def tag_turn(
     )
     probs, label = turn_intent(tags)
     new_turn = replace(turn, segments=segments, tags=tags, turn_intent=probs, turn_intent_label=label)
-    stress = _running_stress(state.stress, speaker, tags, lex)
+    stress = _running_stress(before, speaker, tags, lex)
     return TagState(prev_intent=label, prev_speaker=speaker, stress=stress), new_turn
 
 

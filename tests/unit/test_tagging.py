@@ -221,6 +221,14 @@ def test_a_speakers_stress_carries_into_their_next_turn() -> None:
     assert other.tags[0].stress == calm_alone.tags[0].stress
 
 
+def test_a_snapshot_from_before_running_stress_still_resumes() -> None:
+    old = TagState.__new__(TagState)
+    old.__setstate__(["request", "B"])  # what a snapshot of the two-field TagState restores to
+    state, turn = tag_turn(old, _turn("Sure.", speaker="A"), TagConfig(), LEX)
+    assert turn.turn_intent_label == "commitment"
+    assert state.stress[0][0] == "A"
+
+
 def test_running_stress_is_kept_for_a_bounded_number_of_speakers() -> None:
     state = TagState()
     for i in range(12):
