@@ -36,11 +36,34 @@ class Cue:
 
 
 @dataclass(frozen=True, slots=True)
+class CueScope:
+    """What the words just before a cue's match do to it: negation and intensity adverbs.
+
+    `negation` / `intensity` match at the end of the text before the match (per language). A negated
+    cue that lowers the dimension ("not happy", 不开心) is multiplied by `negated_relief` (negative:
+    it raises it instead); one that raises it ("not worried") by `negated_raise`. An intensified
+    cue ("so angry", 太过分) by `intensified`.
+    """
+
+    negation: dict[str, re.Pattern[str]]
+    intensity: dict[str, re.Pattern[str]]
+    negated_relief: float = 1.0
+    negated_raise: float = 1.0
+    intensified: float = 1.0
+
+
+NO_SCOPE = CueScope({}, {})
+
+
+@dataclass(frozen=True, slots=True)
 class EmotionDim:
     base: float
     cues: tuple[Cue, ...]
     valence_neg: float = 0.0  # weight of English negative valence (VADER), stress only
     valence_pos: float = 0.0
+    scope: CueScope = NO_SCOPE  # applies to the cues of one language (zh/en), not to `any` (punctuation)
+    carry_weight: float = 0.0  # stress only: share of the speaker's running stress in this turn's
+    carry_memory: float = 0.5  # how much of the running stress survives each of their turns
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +132,38 @@ def _section(data: dict[str, Any], key: str) -> Any:
     return data[key]
 
 
+def _scope(spec: object, where: str) -> CueScope:
+    if spec is None:
+        return NO_SCOPE
+    if not isinstance(spec, dict):
+        raise ConfigurationError(f"{where}: expected a mapping")
+
+    def by_lang(key: str) -> dict[str, re.Pattern[str]]:
+        patterns = spec.get(key, {})
+        if not isinstance(patterns, dict):
+            raise ConfigurationError(f"{where}.{key}: expected a mapping of language → pattern")
+        return {_lang(lang, f"{where}.{key}"): _compile(p, f"{where}.{key}.{lang}") for lang, p in patterns.items()}
+
+    return CueScope(
+        negation=by_lang("negation"),
+        intensity=by_lang("intensity"),
+        negated_relief=float(spec.get("negated_relief", 1.0)),
+        negated_raise=float(spec.get("negated_raise", 1.0)),
+        intensified=float(spec.get("intensified", 1.0)),
+    )
+
+
+def _carry(spec: object, where: str) -> tuple[float, float]:
+    if spec is None:
+        return 0.0, 0.5
+    if not isinstance(spec, dict):
+        raise ConfigurationError(f"{where}: expected a mapping with weight and memory")
+    weight, memory = float(spec.get("weight", 0.0)), float(spec.get("memory", 0.5))
+    if not (0.0 <= weight < 1.0 and 0.0 <= memory < 1.0):
+        raise ConfigurationError(f"{where}: weight and memory must lie in [0, 1), got {weight}, {memory}")
+    return weight, memory
+
+
 def parse_lexicon(data: object) -> TagLexicon:
     """Validate and compile a parsed YAML document; raises ConfigurationError on any mistake."""
     if not isinstance(data, dict):
@@ -145,7 +200,12 @@ def parse_lexicon(data: object) -> TagLexicon:
         valence = spec.get("valence", {})
         dims.append(
             EmotionDim(
-                float(spec.get("base", 0.0)), dim_cues, float(valence.get("neg", 0.0)), float(valence.get("pos", 0.0))
+                float(spec.get("base", 0.0)),
+                dim_cues,
+                float(valence.get("neg", 0.0)),
+                float(valence.get("pos", 0.0)),
+                _scope(spec.get("scope"), f"emotion.{dim}.scope"),
+                *_carry(spec.get("carry"), f"emotion.{dim}.carry"),
             )
         )
     hedge = _section(data, "hedge")

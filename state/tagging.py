@@ -8,10 +8,13 @@ intent per segment when `head_weight` > 0, and into the emotion load per memory 
 entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`).
 Post rules, in order: hedge downgrade (commitment + hedge adverb +
 negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
-lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
+lower certainty, the speaker's running stress carried in (emotional inertia), agent apology
+inversion (stress > 0.5 → 1 − stress), role-weighted pressure. Stress cues read negation and
+intensity adverbs just before them; English stress also reads VADER's valence.
 
 State: `TagState` per session (the previous turn's main intent and speaker, the dialogue
-context the intent head reads). Discarded with the session (see operators/tagging.py).
+context the intent head reads, each recent speaker's running stress). Discarded with the session
+(see operators/tagging.py).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from state.segments import Segment, SegmentTags, segment_sentences, unit_text
-from state.tag_lexicon import CLASSES, TagLexicon
+from state.tag_lexicon import CLASSES, EMOTIONS, CueScope, TagLexicon
 from state.turn import Turn
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -59,10 +62,12 @@ class TagConfig:
 
 @dataclass(frozen=True, slots=True)
 class TagState:
-    """Per-session dialogue context: the last turn's main intent and who said it."""
+    """Per-session dialogue context: the last turn's main intent and who said it, and each
+    speaker's running stress (a speaker's mood carries over their next turns)."""
 
     prev_intent: str | None = None
     prev_speaker: str | None = None
+    stress: tuple[tuple[str, float], ...] = ()  # (speaker, running stress), most recent last
 
 
 def cue_text(text: str) -> str:
@@ -115,22 +120,63 @@ def rule_logits(text: str, lex: TagLexicon, prev_intent: str | None) -> tuple[Ve
     return logits, tuple(fired)
 
 
-def rule_emotion(text: str, lex: TagLexicon) -> tuple[float, float, float, float]:
+def rule_emotion(text: str, lex: TagLexicon) -> tuple[tuple[float, float, float, float], tuple[str, ...]]:
+    """The lexicon's emotion load for one segment, plus what beyond plain cues moved it.
+
+    Named in the second value (explainability): `stress_negated` / `stress_intensified` when a
+    cue sat in the scope of a negation or an intensity adverb, `stress_valence_neg` /
+    `stress_valence_pos` when the English valence library (VADER) raised or lowered stress.
+
+    >>> from state.tag_lexicon import load_lexicon
+    >>> (stress, *_), why = rule_emotion("我不开心", load_lexicon())
+    >>> stress > rule_emotion("我开心", load_lexicon())[0][0], why
+    (True, ('stress_negated',))
+    """
     langs = _langs(text)
     out = []
-    for dim in lex.emotions:
+    why: list[str] = []
+    for name, dim in zip(EMOTIONS, lex.emotions, strict=True):
         value = dim.base
+        scoped = {"negated": False, "intensified": False}
         for cue in dim.cues:
-            if cue.lang in langs:
-                # Repeated evidence counts, with diminishing returns: 1, 1.5, 2 × the weight.
-                hits = len({m.group(0) for m in cue.regex.finditer(text)})
-                if hits:
-                    value += cue.weights[0] * (1.0 + 0.5 * (min(hits, 3) - 1))
+            if cue.lang not in langs:
+                continue
+            first: dict[str, int] = {}
+            for m in cue.regex.finditer(text):
+                first.setdefault(m.group(0), m.start())
+            # Repeated evidence counts, with diminishing returns: 1, 1.5, 2 × the weight.
+            for k, start in enumerate(sorted(first.values())[:3]):
+                weight, how = _scoped(text, start, cue.lang, cue.weights[0], dim.scope)
+                value += weight * (1.0 if k == 0 else 0.5)
+                if how is not None:
+                    scoped[how] = True
+        why.extend(f"{name}_{how}" for how, hit in scoped.items() if hit)
         if (dim.valence_neg or dim.valence_pos) and "en" in langs:
             compound = english_valence(text)
-            value += dim.valence_neg * max(0.0, -compound) - dim.valence_pos * max(0.0, compound)
+            shift = dim.valence_neg * max(0.0, -compound) - dim.valence_pos * max(0.0, compound)
+            value += shift
+            if abs(shift) >= _VALENCE_NOTE:
+                why.append(f"{name}_valence_{'neg' if shift > 0 else 'pos'}")
         out.append(min(1.0, max(0.0, value)))
-    return out[0], out[1], out[2], out[3]
+    return (out[0], out[1], out[2], out[3]), tuple(why)
+
+
+_VALENCE_NOTE = 0.02  # a valence shift this large is named among the cues
+_SCOPE_CHARS = 24  # how far back negation and intensity patterns read
+
+
+def _scoped(text: str, start: int, lang: str, weight: float, scope: CueScope) -> tuple[float, str | None]:
+    """A cue match's weight after the words just before it: negated, intensified, or as it is."""
+    before = text[max(0, start - _SCOPE_CHARS) : start]
+    negation = scope.negation.get(lang)
+    if negation is not None and negation.search(before):
+        factor, how = (scope.negated_relief if weight < 0 else scope.negated_raise), "negated"
+    else:
+        intensity = scope.intensity.get(lang)
+        if intensity is None or not intensity.search(before):
+            return weight, None
+        factor, how = scope.intensified, "intensified"
+    return weight * factor, (how if factor != 1.0 else None)
 
 
 @lru_cache(maxsize=1)
@@ -185,8 +231,9 @@ def tag_segment(
     head: tuple[Vector, Vector] | None = None,
     config: TagConfig = TagConfig(),
     pause_drop: float = 0.0,
+    carried: float | None = None,
 ) -> SegmentTags:
-    """Tag one clause segment spoken in `role`.
+    """Tag one clause segment spoken in `role`; `carried` is the speaker's running stress, if any.
 
     >>> from state.tag_lexicon import load_lexicon
     >>> t = tag_segment("这个价格我们尽力争取", "agent", load_lexicon())
@@ -196,7 +243,8 @@ def tag_segment(
     norm = cue_text(text)
     logits, fired = rule_logits(norm, lex, prev_intent)
     probs = softmax(logits)
-    stress, certainty, urgency, cooperation = rule_emotion(norm, lex)
+    (stress, certainty, urgency, cooperation), emotion_why = rule_emotion(norm, lex)
+    fired = (*fired, *emotion_why)
     if head is not None and config.head_weight > 0:
         # The head's intent, blended in log space; its emotion is blended per memory unit
         # (state/units.blend_unit_emotion), where its vector is the stored one.
@@ -222,6 +270,13 @@ def tag_segment(
     if label == "commitment" or is_hedged:
         strength = commitment_strength(norm, lex)
     certainty = max(0.0, certainty - pause_drop)
+    carry = lex.emotions[0].carry_weight
+    if carried is not None and carry > 0:
+        # Emotional inertia: a speaker upset a turn ago is rarely calm now, whatever the words.
+        mixed = (1 - carry) * stress + carry * carried
+        if abs(mixed - stress) >= _VALENCE_NOTE:
+            fired = (*fired, "stress_carry")
+        stress = mixed
     inverted = False
     apology_cue = lex.apology.get("zh" if _CJK.search(norm) else "en")
     apology = role == "agent" and apology_cue is not None and apology_cue.search(norm) is not None
@@ -343,6 +398,7 @@ def tag_texts(
     config: TagConfig = TagConfig(),
     pause_drop: float = 0.0,
     context_text: str | None = None,
+    carried: float | None = None,
 ) -> tuple[SegmentTags, ...]:
     """Tag the segments of one turn; the dialogue context applies to the first segment."""
     head_out: tuple[Vector, Vector] | None = None
@@ -358,6 +414,7 @@ def tag_texts(
             head=None if head_out is None else (head_out[0][i], head_out[1][i]),
             config=config,
             pause_drop=pause_drop,
+            carried=carried,
         )
         for i, text in enumerate(segments)
     )
@@ -372,7 +429,11 @@ def tag_turn(
     segments: tuple[Segment, ...] = turn.segments or segment_sentences(
         turn.sentences, clause_min_chars=config.clause_min_chars, source=turn.text
     )
-    other_speaker = state.prev_speaker is not None and state.prev_speaker != (ev.speaker or ev.speaker_role)
+    speaker = ev.speaker or ev.speaker_role
+    other_speaker = state.prev_speaker is not None and state.prev_speaker != speaker
+    # Recovery snapshots taken before running stress existed restore without the field.
+    before: tuple[tuple[str, float], ...] = getattr(state, "stress", ())
+    running = dict(before)
     if not config.context:
         prev = None
     elif state.prev_intent is None:
@@ -387,7 +448,26 @@ def tag_turn(
         head=head,
         config=config,
         pause_drop=pause_certainty_drop(turn, lex),
+        carried=running.get(speaker),
     )
     probs, label = turn_intent(tags)
     new_turn = replace(turn, segments=segments, tags=tags, turn_intent=probs, turn_intent_label=label)
-    return TagState(prev_intent=label, prev_speaker=ev.speaker or ev.speaker_role), new_turn
+    stress = _running_stress(before, speaker, tags, lex)
+    return TagState(prev_intent=label, prev_speaker=speaker, stress=stress), new_turn
+
+
+_SPEAKERS_KEPT = 8  # running stress is kept for this many of a session's most recent speakers
+
+
+def _running_stress(
+    before: tuple[tuple[str, float], ...], speaker: str, tags: Sequence[SegmentTags], lex: TagLexicon
+) -> tuple[tuple[str, float], ...]:
+    """The speaker's running stress after this turn (the peak of its segments), others unchanged."""
+    dim = lex.emotions[0]
+    if dim.carry_weight <= 0 or not tags:
+        return before
+    now = max(t.stress for t in tags)
+    prev = dict(before).get(speaker)
+    value = now if prev is None else dim.carry_memory * prev + (1 - dim.carry_memory) * now
+    kept = tuple(item for item in before if item[0] != speaker)[-(_SPEAKERS_KEPT - 1) :]
+    return (*kept, (speaker, round(value, 4)))

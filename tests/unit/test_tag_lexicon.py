@@ -36,6 +36,11 @@ def _data() -> dict:
         (lambda d: d["intent"]["cues"].append({"name": "x", "pattern": "a", "w": [1]}), "mapping of class"),
         (lambda d: d["intent"]["cues"].append({"name": "x", "lang": "fr", "pattern": "a", "w": {}}), "lang must be"),
         (lambda d: d["emotion"].pop("stress"), "emotion.stress missing"),
+        (lambda d: d["emotion"]["stress"].update(scope=[1]), "scope: expected a mapping"),
+        (lambda d: d["emotion"]["stress"]["scope"].update(negation=["不"]), "language → pattern"),
+        (lambda d: d["emotion"]["stress"]["scope"]["negation"].update(zh="("), "bad regular expression"),
+        (lambda d: d["emotion"]["stress"].update(carry=0.5), "carry: expected a mapping"),
+        (lambda d: d["emotion"]["stress"].update(carry={"weight": 1.0}), "must lie in"),
     ],
 )
 def test_invalid_lexicons_are_rejected(mutate, message: str) -> None:

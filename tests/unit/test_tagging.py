@@ -188,6 +188,55 @@ def test_an_acceptance_after_a_request_is_a_commitment() -> None:
     assert alone.turn_intent_label != "commitment"
 
 
+@pytest.mark.parametrize(
+    ("negated", "plain"),
+    [("我不开心", "我开心"), ("我不太满意", "我很满意"), ("I am not happy about this", "I am happy about this")],
+)
+def test_a_negated_relief_word_does_not_relieve(negated: str, plain: str) -> None:
+    tags = tag_segment(negated, "customer", LEX)
+    assert tags.stress > tag_segment(plain, "customer", LEX).stress
+    assert "stress_negated" in tags.cues
+
+
+def test_an_intensifier_strengthens_a_stress_word() -> None:
+    strong = tag_segment("你们真讨厌", "customer", LEX)
+    assert strong.stress > tag_segment("你们讨厌", "customer", LEX).stress
+    assert "stress_intensified" in strong.cues
+
+
+def test_english_valence_library_is_named_when_it_moves_stress() -> None:
+    assert "stress_valence_neg" in tag_segment("This is a horrible, awful mess", "customer", LEX).cues
+    assert "stress_valence_pos" in tag_segment("Wonderful, thank you so much", "customer", LEX).cues
+    assert not any(c.startswith("stress_valence") for c in tag_segment("好的", "customer", LEX).cues)
+
+
+def test_a_speakers_stress_carries_into_their_next_turn() -> None:
+    state, _ = tag_turn(None, _turn("你们太过分了！到底怎么回事！", speaker="A"), TagConfig(), LEX)
+    _, calm_after_anger = tag_turn(state, _turn("好的。", speaker="A", event_id="e2"), TagConfig(), LEX)
+    _, calm_alone = tag_turn(None, _turn("好的。", speaker="A", event_id="e3"), TagConfig(), LEX)
+    assert calm_after_anger.tags[0].stress > calm_alone.tags[0].stress
+    assert "stress_carry" in calm_after_anger.tags[0].cues
+    # Another speaker's anger is theirs: B's reply starts from B's own (absent) history.
+    _, other = tag_turn(state, _turn("好的。", speaker="B", event_id="e4"), TagConfig(), LEX)
+    assert other.tags[0].stress == calm_alone.tags[0].stress
+
+
+def test_a_snapshot_from_before_running_stress_still_resumes() -> None:
+    old = TagState.__new__(TagState)
+    old.__setstate__(["request", "B"])  # what a snapshot of the two-field TagState restores to
+    state, turn = tag_turn(old, _turn("Sure.", speaker="A"), TagConfig(), LEX)
+    assert turn.turn_intent_label == "commitment"
+    assert state.stress[0][0] == "A"
+
+
+def test_running_stress_is_kept_for_a_bounded_number_of_speakers() -> None:
+    state = TagState()
+    for i in range(12):
+        state, _ = tag_turn(state, _turn("太糟糕了！", speaker=f"S{i}", event_id=f"e{i}"), TagConfig(), LEX)
+    assert len(state.stress) == 8
+    assert state.stress[-1][0] == "S11"
+
+
 def test_unit_kinds() -> None:
     assert tag_segment("谢谢", "customer", LEX).kind == "smalltalk"
     assert tag_segment("测试账号权限我们已开通", "agent", LEX).kind == "status_update"
