@@ -27,7 +27,7 @@ from state.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, qu
 from state.coref_lexicon import CorefLexicon
 from state.language import Sentence
 from state.mentions import extract_mentions
-from state.names import Named
+from state.names import Named, demonstrated
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 
@@ -117,8 +117,8 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
 
 def _known(named: Named, candidates: list[Mention]) -> Mention | None:
     """A shortened name of an entity already in the window (海洋馆 for 北京海洋馆)."""
-    if named.dictionary or len(named.surface) < 2:
-        return None
+    if named.dictionary or len(named.surface) < 2 or any(m.entity == named.entity for m in candidates):
+        return None  # itself an entity of the window (香山 beside 香山饭店中餐厅)
     for mention in reversed(candidates):
         if mention.entity != named.entity and named.surface in mention.entity:
             return mention
@@ -137,8 +137,8 @@ def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: 
                 continue
             at = text.find(form)
             span = (at, at + len(form))
-            if at < 0 or any(a < span[1] and span[0] < b for a, b in taken):
-                continue
+            if at < 0 or any(a < span[1] and span[0] < b for a, b in taken) or demonstrated(text, at):
+                continue  # 这段长城: a demonstrative before it makes it a reference, resolved as one
             found.append(Named(form, mention.entity, mention.types, span, "known", 0.7))
             taken.append(span)
             break

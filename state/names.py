@@ -149,6 +149,11 @@ def suffix_types(name: str, lex: CorefLexicon) -> tuple[str, ...]:
     return ()
 
 
+def demonstrated(text: str, start: int) -> bool:
+    """Whether a demonstrative with its classifier stands right before `start` (这家, 那段, 该个)."""
+    return _DESCRIBED.search(text, 0, start) is not None
+
+
 def _suffix_len(name: str, lex: CorefLexicon) -> int:
     return max((len(s) for s in lex.type_suffixes if name.endswith(s)), default=0)
 

@@ -26,16 +26,14 @@ def test_crosswoz_accuracy_does_not_regress() -> None:
     assert score.raw / score.total >= 0.75
 
 
-@pytest.mark.parametrize(
-    "name", ["coref_own_dev.jsonl", "coref_own_dev2.jsonl", "coref_own_dev3.jsonl", "coref_own_dev4.jsonl"]
-)
+@pytest.mark.parametrize("name", [f"coref_own_dev{n}.jsonl" for n in ("", "2", "3", "4", "5")])
 def test_own_dialogues_resolve(name: str) -> None:
     right, total = evaluate_own(FIXTURES / name)
     assert total >= 20
-    assert right / total >= 0.9  # measured 1.000 / 0.976 / 1.000 / 0.913; `python -m evals.coref_own --gold …`
+    assert right / total >= 0.9  # measured 1.000 / 0.976 / 1.000 / 0.913 / 1.000; `python -m evals.coref_own --gold …`
 
 
 def test_held_out_dialogues_do_not_regress() -> None:
     right, total = evaluate_own(FIXTURES / "coref_holdout.jsonl")
     assert total == 21
-    assert right / total >= 0.6  # measured 0.667 when written; never tuned on (docs/write-time-filters.md)
+    assert right / total >= 0.65  # measured 0.714 when written; never tuned on (docs/write-time-filters.md)
