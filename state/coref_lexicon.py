@@ -19,6 +19,7 @@ import ahocorasick
 import yaml
 
 from schemas.errors import LexiconError
+from state.datafiles import text_loader
 from state.hotfile import HotFile
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
@@ -299,4 +300,5 @@ def load_coref_lexicon(
     check_every_s: float = 1.0,
 ) -> HotFile[CorefLexicon]:
     """A hot-reloading handle on the lexicon and entity dictionary (raises LexiconError if unreadable)."""
-    return HotFile([lexicon_path, entities_path], parse_coref_lexicon, check_every_s=check_every_s)
+    load = text_loader(parse_coref_lexicon, error=LexiconError)
+    return HotFile([lexicon_path, entities_path], load, check_every_s=check_every_s)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from schemas.errors import LexiconError
 from state.coref_lexicon import RESOURCES, WordIndex
+from state.datafiles import text_loader
 from state.hotfile import HotFile
 from state.language import Sentence
 
@@ -90,7 +91,8 @@ def load_term_lexicon(
     check_every_s: float = 1.0,
 ) -> HotFile[TermLexicon]:
     """A hot-reloading handle on the term whitelist and the authority lexicon."""
-    return HotFile([*term_files, authority_file], parse_term_lexicon, check_every_s=check_every_s)
+    load = text_loader(parse_term_lexicon, error=LexiconError)
+    return HotFile([*term_files, authority_file], load, check_every_s=check_every_s)
 
 
 def match_terms(text: str, lexicon: TermLexicon) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ import pytest
 from flows.settings import CorefSettings
 from schemas.errors import ConfigurationError, LexiconError
 from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, WordIndex, load_coref_lexicon, parse_coref_lexicon
+from state.datafiles import text_loader
 from state.hotfile import HotFile
 from state.mentions import extract_mentions
 from state.terms import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, load_term_lexicon, parse_term_lexicon
@@ -30,13 +31,13 @@ def test_hot_file_rereads_only_after_the_check_interval(tmp_path: Path) -> None:
     path = tmp_path / "words.txt"
     path.write_text("a\n", encoding="utf-8")
     tick = Ticker()
-    words = HotFile([path], lambda texts: texts[0].split(), check_every_s=5, monotonic=tick)
+    words = HotFile([path], text_loader(lambda texts: texts[0].split()), check_every_s=5, monotonic=tick)
     path.write_text("a\nb\n", encoding="utf-8")
     assert words.get() == ["a"]  # not checked yet
     tick.now = 6
     assert words.get() == ["a", "b"]
-    assert words.version == 2
-    assert words.paths == [path]
+    assert words.reloads == 1
+    assert words.paths == (path,)
 
 
 def test_a_bad_edit_keeps_the_last_good_version(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -47,7 +48,7 @@ def test_a_bad_edit_keeps_the_last_good_version(tmp_path: Path, caplog: pytest.L
     entities.write_text("entities: [ {name: broken", encoding="utf-8")
     with caplog.at_level(logging.ERROR):
         assert handle.get() is before
-    assert "kept the previous version" in caplog.text
+    assert '"kept": "previous"' in caplog.text
     entities.unlink()
     assert handle.get() is before  # a deleted file too
 
@@ -75,7 +76,7 @@ def test_missing_file_at_start_is_a_configuration_error(tmp_path: Path) -> None:
 def test_unreadable_bytes_are_a_lexicon_error(tmp_path: Path) -> None:
     path = tmp_path / "terms.txt"
     path.write_bytes(b"\xff\xfe\xfa")
-    with pytest.raises(LexiconError, match="cannot read data files"):
+    with pytest.raises(LexiconError, match="cannot read data file"):
         load_term_lexicon([path], DEFAULT_AUTHORITY_FILE)
 
 
