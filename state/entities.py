@@ -133,7 +133,7 @@ def _overlaps(span: tuple[int, int], claimed: list[tuple[int, int]]) -> bool:
 def extract_strong(text: str, turn_id: str, cfg: EntityConfig) -> tuple[list[CriticalEntity], list[tuple[int, int]]]:
     """Strong identifiers in pattern order; a span is claimed once.
 
-    >>> from state.hotreload import packaged, read_data
+    >>> from state.datafiles import packaged, read_data
     >>> cfg = parse_entity_config(read_data(packaged("entity_patterns.yaml")))
     >>> [(e.kind, e.value) for e in extract_strong("订单DD20261130001的快递单号SF1234567890", "t", cfg)[0]]
     [('order_id', 'DD20261130001'), ('tracking_number', 'SF1234567890')]
@@ -251,7 +251,7 @@ def extract_names(
 ) -> list[CriticalEntity]:
     """Names: a run ending in a head word, cut on the left at the last cue word.
 
-    >>> from state.hotreload import packaged, read_data
+    >>> from state.datafiles import packaged, read_data
     >>> cfg = parse_entity_config(read_data(packaged("entity_patterns.yaml")))
     >>> [e.value for e in extract_names("推荐您去人均消费68元的讲礼驴肉馆用餐。", "t", cfg)]
     ['讲礼驴肉馆']
@@ -339,7 +339,7 @@ class WeakRef:
 def find_weak_refs(text: str, cfg: EntityConfig) -> list[WeakRef]:
     """Weak references: determiner + optional modifier + a head noun of a known entity kind.
 
-    >>> from state.hotreload import packaged, read_data
+    >>> from state.datafiles import packaged, read_data
     >>> cfg = parse_entity_config(read_data(packaged("entity_patterns.yaml")))
     >>> [(w.mention, w.head, w.modifier) for w in find_weak_refs("那个蓝色的盒子还没到，the blue one", cfg)]
     [('那个蓝色的盒子', '盒子', '蓝色'), ('the blue one', 'one', 'blue')]
@@ -440,7 +440,7 @@ class TurnEntities:
 def extract_turn_entities(text: str, turn_id: str, known: list[CriticalEntity], cfg: EntityConfig) -> TurnEntities:
     """Strong identifiers and names of this turn, then its weak references bound to what is known.
 
-    >>> from state.hotreload import packaged, read_data
+    >>> from state.datafiles import packaged, read_data
     >>> cfg = parse_entity_config(read_data(packaged("entity_patterns.yaml")))
     >>> first = extract_turn_entities("帮我查一下订单DD20261130001的物流", "t1", [], cfg)
     >>> then = extract_turn_entities("顺便帮我取消这个订单", "t2", list(first.strong), cfg)

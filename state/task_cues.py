@@ -1,7 +1,7 @@
 """Cue lexicon of the task state machine: continuation, back-reference, small talk, fallback
 speech acts, commitment strength and topics (data in `state/resources/task_cues.yaml`).
 
-Pure lookups over a parsed `Cues`; the file is hot-reloaded by the caller (`state.hotreload`).
+Pure lookups over a parsed `Cues`; the file is hot-reloaded by the caller (`state.hotfile`).
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from state.anchoring import Thresholds, ThresholdTable, parse_thresholds
+from state.datafiles import data_loader, packaged
 from state.embedding import Embedder
 from state.entities import EntityConfig, parse_entity_config
-from state.hotreload import Reloading, packaged
+from state.hotfile import HotFile
 from state.task_cues import Cues, parse_cues
 from state.task_fsm import TaskResources, Vector
 from state.task_table import TaskTable, parse_table
@@ -31,7 +32,7 @@ class TaskDataPaths:
 
 
 class TaskData:
-    """Reloading data files plus the anchoring embedder.
+    """Hot-reloaded data files plus the anchoring embedder.
 
     >>> from sinks.embedders import load_embedder
     >>> data = TaskData(TaskDataPaths(), load_embedder("static"))
@@ -41,15 +42,17 @@ class TaskData:
 
     def __init__(self, paths: TaskDataPaths, embedder: Embedder) -> None:
         every = paths.reload_interval_s
-        self.table: Reloading[TaskTable] = Reloading(
-            paths.table or packaged("task_table.customer_service.yaml"), parse_table, interval_s=every
+        self.table: HotFile[TaskTable] = HotFile(
+            paths.table or packaged("task_table.customer_service.yaml"), data_loader(parse_table), check_every_s=every
         )
-        self.cues: Reloading[Cues] = Reloading(paths.cues or packaged("task_cues.yaml"), parse_cues, interval_s=every)
-        self.entities: Reloading[EntityConfig] = Reloading(
-            paths.entities or packaged("entity_patterns.yaml"), parse_entity_config, interval_s=every
+        self.cues: HotFile[Cues] = HotFile(
+            paths.cues or packaged("task_cues.yaml"), data_loader(parse_cues), check_every_s=every
         )
-        self.thresholds: Reloading[ThresholdTable] = Reloading(
-            paths.thresholds or packaged("anchor_thresholds.yaml"), parse_thresholds, interval_s=every
+        self.entities: HotFile[EntityConfig] = HotFile(
+            paths.entities or packaged("entity_patterns.yaml"), data_loader(parse_entity_config), check_every_s=every
+        )
+        self.thresholds: HotFile[ThresholdTable] = HotFile(
+            paths.thresholds or packaged("anchor_thresholds.yaml"), data_loader(parse_thresholds), check_every_s=every
         )
         self._paths = paths
         self._embedder = embedder

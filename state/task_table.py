@@ -76,7 +76,7 @@ class TaskTable:
     def detect(self, text: str) -> list[Detected]:
         """Actions the text names, best first (higher priority, then longer cue, then position).
 
-        >>> from state.hotreload import packaged
+        >>> from state.datafiles import packaged
         >>> t = load_table(packaged("task_table.customer_service.yaml"))
         >>> [d.action for d in t.detect("顺便帮我取消这个订单")][:1]
         ['cancel_order']
@@ -95,7 +95,7 @@ class TaskTable:
     def resolve(self, stage: str, action: str) -> Rule:
         """The rule for `action` in `stage`; from idle every action starts a new task.
 
-        >>> from state.hotreload import packaged
+        >>> from state.datafiles import packaged
         >>> t = load_table(packaged("task_table.customer_service.yaml"))
         >>> t.resolve("logistics", "cancel_order")
         Rule(mode='deepen', to='cancellation')
@@ -219,6 +219,6 @@ def parse_table(raw: Any) -> TaskTable:
 
 def load_table(path: Any) -> TaskTable:
     """Read and validate a table file (raises `ResourceFileError`/`TransitionTableError`)."""
-    from state.hotreload import read_data
+    from state.datafiles import read_data
 
     return parse_table(read_data(path))

@@ -20,7 +20,8 @@ from zoneinfo import ZoneInfo
 
 from schemas.errors import CyclePatternError
 from schemas.memory import MemoryUnit, TimeExpression, Validity, ValidityType
-from state.hotreload import Reloading, packaged
+from state.datafiles import data_loader, packaged
+from state.hotfile import HotFile
 from state.task_cues import CueSet
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -205,7 +206,7 @@ def assign_validity(
     """The memory's validity at write time.
 
     >>> from datetime import UTC, datetime
-    >>> from state.hotreload import packaged, read_data
+    >>> from state.datafiles import packaged, read_data
     >>> lex = parse_lexicon(read_data(packaged("validity_lexicon.yaml")))
     >>> cal = parse_calendar(read_data(packaged("promotion_calendar.yaml")))
     >>> ts = datetime(2026, 11, 2, 9, tzinfo=UTC)
@@ -291,11 +292,13 @@ class ValidityData:
     def __init__(
         self, lexicon: Path | None = None, calendar: Path | None = None, *, reload_interval_s: float = 5.0
     ) -> None:
-        self.lexicon: Reloading[ValidityLexicon] = Reloading(
-            lexicon or packaged("validity_lexicon.yaml"), parse_lexicon, interval_s=reload_interval_s
+        self.lexicon: HotFile[ValidityLexicon] = HotFile(
+            lexicon or packaged("validity_lexicon.yaml"), data_loader(parse_lexicon), check_every_s=reload_interval_s
         )
-        self.calendar: Reloading[PromotionCalendar] = Reloading(
-            calendar or packaged("promotion_calendar.yaml"), parse_calendar, interval_s=reload_interval_s
+        self.calendar: HotFile[PromotionCalendar] = HotFile(
+            calendar or packaged("promotion_calendar.yaml"),
+            data_loader(parse_calendar),
+            check_every_s=reload_interval_s,
         )
 
     def tag(self, unit: MemoryUnit) -> MemoryUnit:

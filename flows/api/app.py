@@ -62,7 +62,7 @@ from schemas.memory import IntentLabel, MemoryUnit, UnitType, ValidityType
 from schemas.recall import RecallRequest, RecallResult
 from schemas.session import SessionState
 from sinks.store.base import MemoryStore, StoreFilter
-from state.hotreload import Reloading
+from state.hotfile import HotFile
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class ApiContext:
     store: MemoryStore
     records: SessionRecords
     metrics_log: MetricsLog
-    points: Reloading[list[PointSpec]]
+    points: HotFile[list[PointSpec]]
     keys: KeyTable
     recaller: Recaller | None
     clock: Callable[[], datetime]

@@ -26,7 +26,8 @@ from flows.api.models import HealthPanel, HealthPoint, HealthWindow
 from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
 from schemas.session import SessionState
-from state.hotreload import Reloading
+from state.datafiles import data_loader
+from state.hotfile import HotFile
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _VERIFY_FAILED = frozenset({"verify_failed_downweighted", "verify_failed_dropped"})
@@ -77,8 +78,8 @@ def packaged_points() -> Path:
     return Path(str(files("flows.api") / "resources" / "health_points.yaml"))
 
 
-def load_points(path: Path | None = None, *, interval_s: float = 5.0) -> Reloading[list[PointSpec]]:
-    return Reloading(path or packaged_points(), parse_points, interval_s=interval_s)
+def load_points(path: Path | None = None, *, interval_s: float = 5.0) -> HotFile[list[PointSpec]]:
+    return HotFile(path or packaged_points(), data_loader(parse_points), check_every_s=interval_s)
 
 
 def window_start(ts: datetime, window_s: int) -> datetime:

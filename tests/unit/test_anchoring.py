@@ -8,7 +8,7 @@ import pytest
 
 from schemas.errors import ResourceFileError
 from state.anchoring import Thresholds, cosine, parse_thresholds
-from state.hotreload import packaged, read_data
+from state.datafiles import packaged, read_data
 from state.task_data import TaskData, TaskDataPaths
 from tests.fixtures.task_support import HashingEmbedder
 

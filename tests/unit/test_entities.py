@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from schemas.session import CriticalEntity
+from state.datafiles import packaged, read_data
 from state.entities import EntityConfig, extract_turn_entities, find_weak_refs, parse_entity_config
-from state.hotreload import packaged, read_data
 from state.task_memory import merge_entities
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from schemas.errors import ResourceFileError, TransitionTableError
-from state.hotreload import packaged, read_data
+from state.datafiles import packaged, read_data
 from state.task_table import Rule, load_table, parse_table
 
 SHIPPED = packaged("task_table.customer_service.yaml")

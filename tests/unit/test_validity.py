@@ -8,7 +8,7 @@ import pytest
 
 from schemas.errors import CyclePatternError
 from schemas.memory import TimeExpression, Validity
-from state.hotreload import packaged, read_data
+from state.datafiles import packaged, read_data
 from state.times import normalise_times
 from state.validity import (
     PromotionCalendar,
