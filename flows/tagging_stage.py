@@ -26,7 +26,7 @@ from sinks.tagger_model import EmbeddingHead, default_head, load_head
 from state.closing import SessionClosed, closed_of
 from state.embedding import Embedder
 from state.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
-from state.hot_reload import HotFile
+from state.hotfile import HotFile
 from state.tag_lexicon import DEFAULT_LEXICON, load_lexicon
 from state.tagging import IntentHead, TagConfig
 from state.turn import Turn

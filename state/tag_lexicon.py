@@ -1,7 +1,7 @@
 """The tagging lexicon as data: load, validate, compile, hot-reload (SPEC §5.4, §6).
 
 Input: `state/resources/tagging.yaml` (or a path from settings). Output: a compiled,
-immutable `TagLexicon`. `lexicon_file()` follows the file's edits (state/hot_reload.py): a
+immutable `TagLexicon`. `lexicon_file()` follows the file's edits (state/hotfile.py): a
 broken file at start raises `ConfigurationError`; a broken edit while running keeps the last
 good lexicon and logs the reason, so a typo never stops the flow.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigurationError
-from state.hot_reload import HotFile
+from state.hotfile import HotFile
 
 DEFAULT_LEXICON = Path(__file__).resolve().parent / "resources" / "tagging.yaml"
 CLASSES: tuple[str, ...] = ("commitment", "clarify", "question", "request", "refuse", "neutral")

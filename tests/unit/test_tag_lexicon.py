@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from schemas.errors import ConfigurationError
-from state.hot_reload import HotFile
+from state.hotfile import HotFile
 from state.tag_lexicon import DEFAULT_LEXICON, lexicon_file, load_lexicon, parse_lexicon
 
 
