@@ -40,7 +40,7 @@ from sinks.embedding_memo import MemoEmbedder
 from sinks.store.base import StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.embedding import Embedder
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 
 
 def peer_ingest(
@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     embedder = load_embedder(args.embedder)
     embedder.passage(["warm up"])
-    tables = HotTables()
+    tables = tables_file()
     scores: dict[str, dict[int, list[float]]] = {"peer": defaultdict(list), "recallflow": defaultdict(list)}
     lat: dict[str, list[float]] = {"peer": [], "recallflow": []}
     # One store open at a time: each system is ingested, queried and closed before the next.

@@ -29,7 +29,7 @@ from schemas.recall import RecallRequest
 from sinks.store.base import StoredPoint
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.embedding import Matrix
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 from tests.recall_support import T0
 
 DIM = 384
@@ -165,7 +165,7 @@ def main() -> None:
             t0 = time.perf_counter()
             store.optimize()
             print(f"HNSW built in {time.perf_counter() - t0:.1f} s")
-        service = RecallService(store, fixed, HotTables())
+        service = RecallService(store, fixed, tables_file())
         lat: list[float] = []
         cpu: list[float] = []
         cues: list[int] = []

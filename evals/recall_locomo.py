@@ -48,7 +48,7 @@ from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
 from state.embedding import Embedder
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 from state.recall_lexical import bm25_scores, tokenize
 from state.recall_query import analyse_query
 from state.turn import NormaliseConfig, normalise_turn
@@ -145,7 +145,7 @@ def evaluate(
     events = _load(data / "events.jsonl")
     questions = [q for q in _load(data / "questions.jsonl") if q["category"] in (1, 2, 3, 4) and q["evidence_turn_ids"]]
     embedder = CachedEmbedder(load_embedder(embedder_kind))
-    tables = HotTables()
+    tables = tables_file()
     stop = tables.get().stopwords
     results: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     with tempfile.TemporaryDirectory() as tmp:

@@ -37,7 +37,7 @@ from sinks.embedders import load_embedder
 from sinks.store.base import StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.verifiers import VerifierPool, VerifierRegistry, VerifyRequest
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "recall_scenarios.jsonl"
 NOW = datetime(2025, 6, 18, 10, 0, tzinfo=UTC)
@@ -139,7 +139,7 @@ def evaluate(
             [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(all_units, vectors, strict=True)]
         )
         guard = VerificationGuard(registry, pool, wait_s=1.0, answer_ttl_s=0.0)
-        service = RecallService(store, embedder, HotTables(), verification=guard)
+        service = RecallService(store, embedder, tables_file(), verification=guard)
         for s, (_, expected, _) in zip(scenarios, built, strict=True):
             request = RecallRequest(
                 query_event_id=f"{s['id']}-q",

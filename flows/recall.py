@@ -32,8 +32,9 @@ from sinks.recent_actions import RecentActions
 from sinks.store.base import MemoryStore, StoreFilter
 from sinks.verifiers import VerifyRequest
 from state.embedding import Embedder
+from state.hotfile import HotFile
 from state.recall_arbitration import Arbitration, VerifyOutcome, arbitrate
-from state.recall_config import HotTables
+from state.recall_config import RecallTables
 from state.recall_explain import build_cues
 from state.recall_query import analyse_query
 from state.recall_scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
@@ -70,7 +71,7 @@ class RecallService:
         self,
         store: MemoryStore,
         embedder: Embedder,
-        tables: HotTables,
+        tables: HotFile[RecallTables],
         *,
         candidate_limit: int = 100,
         recent: RecentActions | None = None,

@@ -39,7 +39,7 @@ from sinks.store.base import MemoryStore
 from sinks.store.sink import StoreSink
 from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
 from state.embedding import Embedder
-from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, HotTables
+from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, tables_file
 from state.tool_guard import GuardConfig
 
 Mode = Literal["replay", "run"]
@@ -275,7 +275,7 @@ def recall_service_for(
     """The recall service over the process-wide store (the flow's executor and the CLI's API),
     or over `store` (the HTTP API passes its lease, which opens the store lazily)."""
     cfg = settings.recall
-    tables = HotTables(cfg.weights_path or DEFAULT_WEIGHTS, cfg.lexicon_path or DEFAULT_LEXICON)
+    tables = tables_file(cfg.weights_path or DEFAULT_WEIGHTS, cfg.lexicon_path or DEFAULT_LEXICON)
     if store is None:
         store = open_store(settings)
         store.ensure_collection(embedder.dim)

@@ -1,17 +1,14 @@
 """Recall tables: weights and lexicon as data files, parsed into typed records, hot-reloaded.
 
 Input: `resources/recall_weights.yaml` and `resources/recall_lexicon.yaml` (or paths from
-settings). Output: one frozen `RecallTables`. State: the last parsed tables and the files'
-mtimes; a `get()` after a file changed re-reads it. A file that fails to parse at start
+settings). Output: one frozen `RecallTables`; `tables_file()` wraps them in a `HotFile`, whose
+`get()` after a file changed re-reads it. A file that fails to parse at start
 raises `ConfigurationError`; one that fails on a later reload is logged and the previous
 tables stay in force (an operator's typo never takes recall down).
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +17,7 @@ from typing import Any
 import yaml
 
 from schemas.errors import ConfigurationError
-
-log = logging.getLogger(__name__)
+from state.hotfile import HotFile
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
 DEFAULT_WEIGHTS = RESOURCES / "recall_weights.yaml"
@@ -214,34 +210,12 @@ def load_tables(weights_path: Path = DEFAULT_WEIGHTS, lexicon_path: Path = DEFAU
     return parse_tables(_read_yaml(weights_path), _read_yaml(lexicon_path))
 
 
-class HotTables:
-    """The current `RecallTables`, re-read when either file's mtime changes (checked on `get`)."""
+def tables_file(
+    weights_path: Path = DEFAULT_WEIGHTS, lexicon_path: Path = DEFAULT_LEXICON, *, check_every_s: float = 0.0
+) -> HotFile[RecallTables]:
+    """The current `RecallTables`, re-read when either file changes (checked on every `get` by default).
 
-    def __init__(self, weights_path: Path = DEFAULT_WEIGHTS, lexicon_path: Path = DEFAULT_LEXICON) -> None:
-        self._paths = (weights_path, lexicon_path)
-        self._lock = threading.Lock()
-        self._stamp = self._mtimes()
-        self._tables = load_tables(*self._paths)
-
-    def _mtimes(self) -> tuple[int, int]:
-        try:
-            return (self._paths[0].stat().st_mtime_ns, self._paths[1].stat().st_mtime_ns)
-        except OSError as exc:
-            raise ConfigurationError(f"recall table missing: {exc}") from exc
-
-    def get(self) -> RecallTables:
-        try:
-            stamp = self._mtimes()
-        except ConfigurationError as exc:
-            log.warning(json.dumps({"op": "recall_tables.reload", "kept": "previous", "error": str(exc)}))
-            return self._tables
-        if stamp == self._stamp:
-            return self._tables
-        with self._lock:
-            if stamp != self._stamp:
-                try:
-                    self._tables = load_tables(*self._paths)
-                except ConfigurationError as exc:
-                    log.warning(json.dumps({"op": "recall_tables.reload", "kept": "previous", "error": str(exc)}))
-                self._stamp = stamp
-        return self._tables
+    >>> tables_file().get().validity.on_verify_failure
+    'downweight'
+    """
+    return HotFile((weights_path, lexicon_path), load_tables, check_every_s=check_every_s)

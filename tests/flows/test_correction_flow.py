@@ -29,7 +29,7 @@ from sinks.embedders import load_embedder
 from sinks.responder import CorrectionOutcome, Outcome
 from sinks.responder_runner import ResponderRunner, ResponderSink
 from sinks.supersede import SupersedeExecutor
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.fakes.responder_factories import make_responder
 from tests.recall_support import fill_store, unit
@@ -102,7 +102,7 @@ def test_a_correction_after_an_answer_reflects_and_supersedes_the_wrong_memory(
         _correction(4, "5月16日", session="s-never-answered"),
         _record(5, {"kind": "correction", "session_id": "s-new"}),  # no corrected_text: a dead letter
     ]
-    service = RecallService(store, EMB, HotTables())
+    service = RecallService(store, EMB, tables_file())
     flow = build_flow(settings, SourceInput(TestingSource(records)), outputs, embedder=EMB, recall=service)
     run_main(flow)
     for writer in writers:

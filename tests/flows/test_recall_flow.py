@@ -16,7 +16,7 @@ from schemas.raw import RawRecord
 from sinks.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 from tests.recall_support import fill_store, unit
 
 EMB = load_embedder("static")
@@ -57,7 +57,7 @@ def _run(
             unit("另一个租户：客服态度很差", n=2, tenant="other", ts=T - timedelta(days=6)),
         ],
     )
-    service = RecallService(store, EMB, HotTables())
+    service = RecallService(store, EMB, tables_file())
     results: list = []
     responses: list = []
     outputs = OutputSpec(

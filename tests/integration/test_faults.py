@@ -44,7 +44,7 @@ from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
 from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
-from state.recall_config import HotTables
+from state.recall_config import tables_file
 from tests.fixtures.tcp_proxy import TcpProxy
 from tests.recall_support import fill_store, unit
 
@@ -340,7 +340,7 @@ def test_a_hanging_verifier_does_not_hold_the_flow(tmp_path: Path) -> None:
     guard = VerificationGuard(
         registry, pool, wait_s=0.2, answer_ttl_s=0.0, fallback_values={"warehouse_status": "unknown"}
     )
-    service = RecallService(store, EMB, HotTables(), verification=guard)
+    service = RecallService(store, EMB, tables_file(), verification=guard)
     events = [e for e in _events(sessions=1, turns=6) if True]
     results: list[RecallResult] = []
     outputs = OutputSpec(

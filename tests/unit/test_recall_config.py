@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from schemas.errors import ConfigurationError
-from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, HotTables, load_tables, parse_tables
+from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, load_tables, parse_tables, tables_file
 
 
 def _docs() -> tuple[dict, dict]:
@@ -48,8 +48,8 @@ def test_unreadable_or_non_mapping_files_fail(tmp_path: Path) -> None:
     bad.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigurationError, match="not a mapping"):
         load_tables(bad, DEFAULT_LEXICON)
-    with pytest.raises(ConfigurationError, match="missing"):
-        HotTables(tmp_path / "missing.yaml", DEFAULT_LEXICON)
+    with pytest.raises(ConfigurationError, match="cannot read recall table"):
+        tables_file(tmp_path / "missing.yaml", DEFAULT_LEXICON)
 
 
 def _bump(path: Path) -> None:
@@ -62,7 +62,7 @@ def test_hot_reload_picks_up_a_change_and_keeps_the_old_tables_on_a_typo(tmp_pat
     lexicon = tmp_path / "l.yaml"
     weights.write_text(DEFAULT_WEIGHTS.read_text())
     lexicon.write_text(DEFAULT_LEXICON.read_text())
-    hot = HotTables(weights, lexicon)
+    hot = tables_file(weights, lexicon)
     assert hot.get().css.severity == 0.2
     w = yaml.safe_load(weights.read_text())
     w["css"]["severity"] = 0.3

@@ -18,7 +18,8 @@ from sinks.embedders import load_embedder
 from sinks.recent_actions import InMemoryRecentActions
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
-from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, HotTables
+from state.hotfile import HotFile
+from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
 from tests.recall_support import T0, ask, fill_store, unit
 from tests.verifier_server import verifier_server
 
@@ -82,7 +83,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QdrantEdgeStore]
 
 
 def _service(store: QdrantEdgeStore, **kw: object) -> RecallService:
-    return RecallService(store, EMB, kw.pop("tables", HotTables()), **kw)  # type: ignore[arg-type]
+    return RecallService(store, EMB, kw.pop("tables", tables_file()), **kw)  # type: ignore[arg-type]
 
 
 def _texts(result) -> list[str]:
@@ -138,12 +139,12 @@ def _guarded(url: str, path: str) -> VerificationGuard:
     return VerificationGuard(registry, VerifierPool(2), wait_s=1.0, answer_ttl_s=0.0)
 
 
-def _tables_with(tmp_path: Path, **validity: object) -> HotTables:
+def _tables_with(tmp_path: Path, **validity: object) -> HotFile[RecallTables]:
     w = yaml.safe_load(DEFAULT_WEIGHTS.read_text())
     w["validity"].update(validity)
     path = tmp_path / "weights.yaml"
     path.write_text(yaml.safe_dump(w))
-    return HotTables(path, DEFAULT_LEXICON)
+    return tables_file(path, DEFAULT_LEXICON)
 
 
 def _warehouse_cue(result):
@@ -225,7 +226,7 @@ class _BrokenRecent:
 
 
 def test_a_failing_store_degrades_to_an_empty_explained_result() -> None:
-    svc = RecallService(_BrokenStore(), EMB, HotTables())  # type: ignore[arg-type]
+    svc = RecallService(_BrokenStore(), EMB, tables_file())  # type: ignore[arg-type]
     ((_, result),) = svc.run_batch([ask("客服态度", at=NOW)])
     assert result.cues == ()
     assert "recall unavailable" in result.explanation
