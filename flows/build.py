@@ -44,7 +44,7 @@ from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, CorefLexicon,
 from state.embedding import Embedder
 from state.hotfile import HotFile
 from state.ingress import IngressLimits
-from state.metrics import PACKAGED_CATALOG, CatalogReloader
+from state.metrics import PACKAGED_CATALOG, load_catalog
 from state.recall_trigger import TriggerConfig, response_request
 from state.task_data import TaskData, TaskDataPaths
 from state.task_fsm import TaskConfig
@@ -264,7 +264,7 @@ def build_flow(
             for i, latency_sink in enumerate(outputs.stage_latencies):
                 op.output(f"stage_latency_out_{i}", latencies, latency_sink)
             decisions = op.merge("decisions_all", decisions, latencies)
-        catalog = CatalogReloader(settings.metrics.catalog or PACKAGED_CATALOG)
+        catalog = HotFile(settings.metrics.catalog or PACKAGED_CATALOG, load_catalog, check_every_s=0)
         window_cfg = MetricsConfig(
             window=timedelta(seconds=settings.metrics.window_s),
             lateness=timedelta(seconds=settings.metrics.allowed_lateness_s),

@@ -15,7 +15,6 @@ name's convention (see the catalog), so nothing has to be declared first.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -123,37 +122,16 @@ def parse_catalog(raw: Any, source: str = "<catalog>") -> MetricCatalog:
 
 
 def load_catalog(path: Path) -> MetricCatalog:
+    """Read and validate the catalog at `path` (hot-reload it with `state.hotfile.HotFile`).
+
+    >>> load_catalog(PACKAGED_CATALOG).spec_for("latency_ms.embed").kind
+    'distribution'
+    """
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigurationError(f"cannot read metric catalog {path}: {exc}") from exc
     return parse_catalog(raw, str(path))
-
-
-class CatalogReloader:
-    """The catalog at `path`, re-read when the file's mtime changes (hot reload).
-
-    A broken edit keeps the last good catalog (and the error is raised only on first load),
-    so a typo in production never stops the metrics.
-    """
-
-    def __init__(self, path: Path = PACKAGED_CATALOG) -> None:
-        self._path = Path(path)
-        self._mtime_ns = os.stat(self._path).st_mtime_ns if self._path.exists() else -1
-        self._catalog = load_catalog(self._path)
-
-    def __call__(self) -> MetricCatalog:
-        try:
-            mtime = os.stat(self._path).st_mtime_ns
-        except OSError:
-            return self._catalog
-        if mtime != self._mtime_ns:
-            self._mtime_ns = mtime
-            try:
-                self._catalog = load_catalog(self._path)
-            except ConfigurationError:
-                return self._catalog
-        return self._catalog
 
 
 @dataclass(slots=True)

@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemas.errors import ConfigurationError
+from state.hotfile import HotFile
 from state.metrics import (
     LATE_WINDOWS_KEPT,
     PACKAGED_CATALOG,
-    CatalogReloader,
     Decision,
     MetricCatalog,
     Stamper,
@@ -79,7 +79,7 @@ def test_unreadable_catalog_file_is_a_configuration_error(tmp_path: Path) -> Non
 def test_catalog_hot_reload_keeps_last_good_on_a_broken_edit(tmp_path: Path) -> None:
     path = tmp_path / "metrics.yaml"
     path.write_text("metrics:\n  x_rate: {kind: rate, alert_above: 0.1}\n")
-    reload = CatalogReloader(path)
+    reload = HotFile(path, load_catalog, check_every_s=0)
     assert reload().spec_for("x_rate").alert_above == 0.1
     path.write_text("metrics:\n  x_rate: {kind: rate, alert_above: 0.3}\n")
     import os
