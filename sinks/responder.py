@@ -45,10 +45,11 @@ from sinks.chat_client import ChatClient, ChatConfig
 from state.calculator import format_answer
 from state.decisions import DecisionSwitches, decide, soften
 from state.fallback import fallback_answer
+from state.hotfile import HotFile
 from state.language import language_mix
 from state.prompt import attribute_cues, build_prompt, clean_answer, distil, strip_citations
 from state.reflection import Correction, PreviousAnswer, Reflection, reflect
-from state.response_tables import DecisionTables, HotTable, ResponseText
+from state.response_tables import DecisionTables, ResponseText
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -109,8 +110,8 @@ class Responder:
         self,
         config: ResponderConfig,
         *,
-        tables: HotTable[DecisionTables],
-        text: HotTable[ResponseText],
+        tables: HotFile[DecisionTables],
+        text: HotFile[ResponseText],
         client: ChatClient | None = None,
     ) -> None:
         self.config = config

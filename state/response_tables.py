@@ -2,27 +2,23 @@
 
 Input: `state/resources/decisions.yaml` (calculator, planning, delivery, promise) and
 `state/resources/response_text.yaml` (prompt rules, fallback and reflection templates), or
-files named in settings. Output: frozen, validated table objects. State: the last good parse
-and the file's mtime; a changed file is re-read on the next `get()`, a broken edit keeps the
+files named in settings. Output: frozen, validated table objects, each held by a
+`state.hotfile.HotFile`: a changed file is re-read on the next `get()`, a broken edit keeps the
 previous table (logged), a broken file at start raises `ConfigurationError`.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import re
-import threading
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from schemas.errors import ConfigurationError
-
-log = logging.getLogger(__name__)
+from state.hotfile import HotFile
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
 DECISIONS_FILE = RESOURCES / "decisions.yaml"
@@ -192,68 +188,36 @@ class ResponseText(_Table):
         return tuple(re.compile(p) for p in self.reflection.value_patterns)
 
 
-T = TypeVar("T", bound=BaseModel)
+M = TypeVar("M", bound=BaseModel)
 
 
-class HotTable(Generic[T]):
-    """A YAML file parsed into `model`, re-read when its mtime changes.
+def load_model_table(path: Path, model: type[M]) -> M:
+    """The YAML file at `path` validated as `model`; any problem is a `ConfigurationError` naming the file.
 
-    >>> tables = HotTable(DECISIONS_FILE, DecisionTables)
-    >>> tables.get().planning.threshold
+    >>> load_model_table(DECISIONS_FILE, DecisionTables).planning.threshold
     7
     """
-
-    def __init__(self, path: Path, model: type[T]) -> None:
-        self._path = Path(path)
-        self._model = model
-        self._lock = threading.Lock()
-        try:
-            self._mtime = self._path.stat().st_mtime_ns
-            self._value = self._parse()
-        except (OSError, ValueError) as exc:
-            raise ConfigurationError(f"cannot load {self._path}: {exc}") from exc
-
-    @property
-    def path(self) -> Path:
-        return self._path
-
-    def _parse(self) -> T:
-        try:
-            data = yaml.safe_load(self._path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ValueError(f"not YAML: {exc}") from exc
-        try:
-            return self._model.model_validate(data)
-        except ValidationError as exc:
-            raise ValueError(str(exc)) from exc
-
-    def get(self) -> T:
-        """The current table; re-reads the file when it changed since the last read."""
-        try:
-            mtime = self._path.stat().st_mtime_ns
-        except OSError as exc:
-            log.warning(json.dumps({"op": "tables.reload", "path": str(self._path), "error": str(exc)}))
-            return self._value
-        if mtime == self._mtime:
-            return self._value
-        with self._lock:
-            if mtime != self._mtime:
-                try:
-                    self._value = self._parse()
-                except (OSError, ValueError) as exc:
-                    # Keep serving the last good table: a typo in production must not stop replies.
-                    log.error(json.dumps({"op": "tables.reload", "path": str(self._path), "error": str(exc)[:500]}))
-                else:
-                    log.info(json.dumps({"op": "tables.reload", "path": str(self._path), "ok": True}))
-                self._mtime = mtime
-        return self._value
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"cannot load {path}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigurationError(f"cannot load {path}: not YAML: {exc}") from exc
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigurationError(f"cannot load {path}: {exc}") from exc
 
 
-def decision_tables(path: Path | None = None) -> HotTable[DecisionTables]:
-    """The decision tables from `path`, or the packaged default."""
-    return HotTable(path or DECISIONS_FILE, DecisionTables)
+def decision_tables(path: Path | None = None, *, check_every_s: float = 0.0) -> HotFile[DecisionTables]:
+    """The decision tables from `path`, or the packaged default, following the file's edits.
+
+    >>> decision_tables().get().planning.threshold
+    7
+    """
+    return HotFile(path or DECISIONS_FILE, partial(load_model_table, model=DecisionTables), check_every_s=check_every_s)
 
 
-def response_text(path: Path | None = None) -> HotTable[ResponseText]:
-    """The prompt, fallback and reflection wording from `path`, or the packaged default."""
-    return HotTable(path or TEXT_FILE, ResponseText)
+def response_text(path: Path | None = None, *, check_every_s: float = 0.0) -> HotFile[ResponseText]:
+    """The prompt, fallback and reflection wording from `path`, or the packaged default, following its edits."""
+    return HotFile(path or TEXT_FILE, partial(load_model_table, model=ResponseText), check_every_s=check_every_s)

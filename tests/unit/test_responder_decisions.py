@@ -14,7 +14,7 @@ from schemas.errors import ConfigurationError
 from schemas.memory import EmotionLoad
 from schemas.recall import ScoreComponents
 from state.decisions import DecisionSwitches, complexity_score, decide, delivery_channel, promise_strength, soften
-from state.response_tables import DECISIONS_FILE, TEXT_FILE, DecisionTables, HotTable, ResponseText, decision_tables
+from state.response_tables import DECISIONS_FILE, TEXT_FILE, decision_tables, response_text
 from tests.fakes.responder_factories import make_cue, make_request
 
 TABLES = decision_tables().get()
@@ -137,7 +137,7 @@ def _bump_mtime(path: Path) -> None:
 def test_tables_hot_reload_and_keep_the_last_good_table(tmp_path: Path) -> None:
     path = tmp_path / "decisions.yaml"
     shutil.copy(DECISIONS_FILE, path)
-    tables = HotTable(path, DecisionTables)
+    tables = decision_tables(path)
     assert tables.get().planning.threshold == 7
     path.write_text(path.read_text(encoding="utf-8").replace("threshold: 7", "threshold: 5"), encoding="utf-8")
     _bump_mtime(path)
@@ -171,12 +171,12 @@ def test_a_broken_table_at_start_is_a_configuration_error(tmp_path: Path, edit, 
     path = tmp_path / "decisions.yaml"
     path.write_text(edit(DECISIONS_FILE.read_text(encoding="utf-8")), encoding="utf-8")
     with pytest.raises(ConfigurationError, match=message):
-        HotTable(path, DecisionTables)
+        decision_tables(path)
 
 
 def test_missing_table_file_is_a_configuration_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="cannot load"):
-        HotTable(tmp_path / "nope.yaml", DecisionTables)
+        decision_tables(tmp_path / "nope.yaml")
 
 
 def test_reflection_wording_needs_every_error_pattern(tmp_path: Path) -> None:
@@ -185,4 +185,4 @@ def test_reflection_wording_needs_every_error_pattern(tmp_path: Path) -> None:
         TEXT_FILE.read_text(encoding="utf-8").replace("    fact_mismatch:", "    other_thing:"), encoding="utf-8"
     )
     with pytest.raises(ConfigurationError, match="fact_mismatch"):
-        HotTable(path, ResponseText)
+        response_text(path)
