@@ -59,7 +59,7 @@ def print_errors(name: str, rows: list[Row], preds: Predictions, n: int, lex_pat
         and row.labels.get("intent") is not None
         and mapping.get(preds.labels[i], preds.labels[i]) != row.labels["intent"]
     ]
-    for i in sorted(random.Random(0).sample(wrong, min(n, len(wrong)))):
+    for i in sorted(random.Random(0).sample(wrong, min(n, len(wrong)))):  # noqa: S311 - a reproducible sample, not security
         row = rows[i]
         _, fired = rule_logits(cue_text(row.text), lex, None)
         print(f"  [{row.labels['intent']} → {preds.labels[i]}] {row.text[:160]!r}  cues={','.join(fired)}")
