@@ -178,6 +178,43 @@ def test_colloquial_chinese_intents(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
 
 
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # An inverted modal inside a wh-question asks; "do you need to" and a handed-back question too.
+        ("Which train would you take to the coast?", "question"),
+        ("Where shall we park the car?", "question"),
+        ("Do you have to wear a uniform at work?", "question"),
+        ("I'm fine, thanks. How about you?", "question"),
+        # Offering help and asking an opinion are questions.
+        ("Good afternoon, can I help you?", "question"),
+        ("您好，我能为您做点什么吗？", "question"),
+        ("你觉得这套沙发怎么样？", "question"),
+        # Suggestions with no modal verb still direct.
+        ("It's time for you to turn off the TV.", "request"),
+        ("孩子们，该洗手吃饭了。", "request"),
+        # Declining an offer answers it.
+        ("No, thanks. I just had lunch.", "refuse"),
+        ("不用了，谢谢。", "refuse"),
+        # Not being able to afford something asks for nothing.
+        ("这么贵，我买不起。", "neutral"),
+    ],
+)
+def test_speech_act_patterns_beyond_the_keywords(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+@pytest.mark.parametrize(
+    ("accepting", "plain"),
+    [("That sounds like a good idea.", "That sounds like a long trip."), ("好主意！", "好地方！")],
+)
+def test_taking_up_a_suggestion_leans_to_commitment(accepting: str, plain: str) -> None:
+    commitment = CLASSES.index("commitment")
+    after = tag_segment(accepting, "customer", LEX, prev_intent="request")
+    assert after.label == "commitment"
+    assert after.intent[commitment] > tag_segment(plain, "customer", LEX, prev_intent="request").intent[commitment]
+
+
 def test_an_acceptance_after_a_request_is_a_commitment() -> None:
     state = TagState()
     state, first = tag_turn(state, _turn("Could you close the window, please?", speaker="A"), TagConfig(), LEX)
