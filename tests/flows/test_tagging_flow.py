@@ -162,3 +162,22 @@ def test_the_head_and_the_store_share_one_embedding_per_unit(clock) -> None:
     assert len(store.texts) == len(set(store.texts))
     complaint = next(u for u in units if u.event_id == "c1-0")
     assert complaint.emotion.stress > 0.5
+
+
+def test_the_flow_carries_a_speakers_stress_as_the_eval_does(static_embedder: Embedder, clock) -> None:
+    # evals.tagger scores stress with the flow's own functions; the two must not drift apart.
+    from evals.tagger import Row, predict
+    from state.tag_lexicon import load_lexicon
+    from state.tagging import TagConfig
+
+    texts = ["你们太过分了！到底怎么回事！", "好的。", "我知道了，谢谢。"]
+    records = _session("k1", [("customer", t) for t in texts], step_s=15)
+    records.append(raw({"kind": "session_end", "event_id": "end", "session_id": "k1", "ts": "2026-01-01T08:01:00Z"}))
+    records += _session("k2", [("customer", "好的。")], start_s=30)
+    no_head = Settings(tagging=TaggingSettings(head="none"))
+    units, _ = _run(records, static_embedder, clock, no_head)
+    flow = {e: max(u.emotion.stress for u in units if u.event_id == e) for e in ("k1-0", "k1-1", "k1-2")}
+    assert flow["k1-1"] > max(u.emotion.stress for u in units if u.event_id == "k2-0")  # carried
+    rows = [Row("k1", "customer", t, {}) for t in texts]
+    evaluated = predict(rows, load_lexicon(), None, TagConfig(), segment_embedder=static_embedder)
+    assert evaluated.stress == [flow["k1-0"], flow["k1-1"], flow["k1-2"]]

@@ -27,11 +27,6 @@ def _turn(text: str, event_id: str = "e") -> Turn:
     return normalise_turn(ev, NormaliseConfig())
 
 
-def tagged_stress(turn: Turn) -> tuple[tuple[str, float], ...]:
-    # The first turn of a speaker: their running stress is that turn's peak (round to 4 places).
-    return (("customer", round(max(t.stress for t in turn.tags), 4)),)
-
-
 def test_tag_logic_forwards_closings_and_expires() -> None:
     logic = _TagLogic(None, TaggingConfig(idle_ttl=timedelta(minutes=5)), lambda: LEX, None, lambda: NOW)
     assert logic.notify_at() is None
@@ -42,7 +37,7 @@ def test_tag_logic_forwards_closings_and_expires() -> None:
     assert tagged.turn_intent_label == "request"
     assert logic.notify_at() == NOW + timedelta(minutes=5)
     state = pickle.loads(pickle.dumps(logic.snapshot()))
-    assert state == TagState(prev_intent="request", prev_speaker="customer", stress=tagged_stress(tagged))
+    assert state == TagState(prev_intent="request", prev_speaker="customer")
     resumed = _TagLogic(state, TaggingConfig(), lambda: LEX, None, lambda: NOW)
     assert resumed.notify_at() is not None
     closing = SessionClosed("s", NOW)
