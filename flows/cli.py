@@ -419,7 +419,7 @@ def respond(
     the request topic until stopped."""
     import signal
 
-    from flows.respond import LazySupersede, build_responder, file_handlers, respond_service
+    from flows.respond import JsonlWriter, LazySupersede, build_responder, file_handlers, respond_service
     from sinks.responder import ResponseOutcome
     from sinks.responder_runner import handle_all
 
@@ -439,7 +439,10 @@ def respond(
         return
     items, letters = _read_responder_items(file)
     if letters:
-        _append_dead_letters(settings.deadletter.path, letters)
+        dead = JsonlWriter(settings.deadletter.path)
+        for letter in letters:
+            dead.write(letter)
+        dead.close()
         if not as_json:
             console.print(f"[yellow]{len(letters)} bad lines dead-lettered to {settings.deadletter.path}[/yellow]")
     supersede = LazySupersede(settings)
@@ -558,13 +561,6 @@ def _read_responder_items(file: Path) -> tuple[list[ResponderItem], list[DeadLet
                 )
             )
     return items, letters
-
-
-def _append_dead_letters(path: Path, letters: list[DeadLetter]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        for letter in letters:
-            fh.write(letter.model_dump_json() + "\n")
 
 
 @eval_app.command("coref")

@@ -17,8 +17,8 @@ from typing import Literal
 
 from flows.runtime import embedder_for, kafka_config, open_store
 from flows.settings import Settings
-from schemas.reflection import ReflectionRecord, SupersedeRequest
-from schemas.response import AgentResponse
+from schemas.events import Record
+from schemas.reflection import SupersedeRequest
 from sinks.chat_client import ChatConfig
 from sinks.respond_service import RespondService, RespondTopics
 from sinks.responder import Outcome, Responder, ResponderConfig, ResponseOutcome
@@ -93,7 +93,7 @@ class JsonlWriter:
         self._file = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
 
-    def write(self, record: AgentResponse | ReflectionRecord) -> None:
+    def write(self, record: Record) -> None:
         with self._lock:
             self._file.write(record.model_dump_json() + "\n")
             self._file.flush()
