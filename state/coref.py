@@ -27,7 +27,7 @@ from state.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, qu
 from state.coref_lexicon import CorefLexicon
 from state.language import Sentence
 from state.mentions import extract_mentions
-from state.names import Named, demonstrated
+from state.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 
@@ -137,7 +137,7 @@ def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: 
                 continue
             at = text.find(form)
             span = (at, at + len(form))
-            if at < 0 or any(a < span[1] and span[0] < b for a, b in taken) or demonstrated(text, at):
+            if at < 0 or overlaps(span, taken) or demonstrated(text, at):
                 continue  # 这段长城: a demonstrative before it makes it a reference, resolved as one
             found.append(Named(form, mention.entity, mention.types, span, "known", 0.7))
             taken.append(span)
@@ -146,7 +146,7 @@ def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: 
 
 
 def _stem(entity: str, lex: CorefLexicon) -> str | None:
-    core = re.sub(r"[（(][^（()）]*[)）]$", "", entity)
+    core = core_name(entity)
     ends = [s for s in lex.type_suffixes if core.endswith(s) and len(s) >= 2 and not s.isascii()]
     if not ends:
         return None

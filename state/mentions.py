@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from state.coref_lexicon import CorefLexicon, DictEntity
-from state.names import Named, chinese_names, overlaps, suffix_types
+from state.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
@@ -97,10 +97,7 @@ def _widen_to_focus(named: Named, types: tuple[str, ...], focus: str | None, lex
 
 def _weak_suffix(named: Named, lex: CorefLexicon) -> bool:
     """A one-character suffix (山, 楼, 居) or none: the name alone does not settle its type."""
-    core = re.sub(r"[（(].*[)）]$", "", named.surface)
-    return named.source in ("suffix", "frame", "list", "branch") and not any(
-        core.endswith(s) and len(s) > 1 for s in lex.type_suffixes
-    )
+    return named.source in ("suffix", "frame", "list", "branch") and suffix_len(core_name(named.surface), lex) <= 1
 
 
 def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:

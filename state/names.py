@@ -28,6 +28,7 @@ _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 _DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
 # ... or a kind asked for: 一家粤菜馆, 一家便宜点的温泉酒店 (a short body after an indefinite)
 _INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?]{0,15}的)?$")
+_BRANCH_TAIL = re.compile(r"[（(].*[)）]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
 _LIST_TAIL = re.compile(r"(?:等等|等)$")
@@ -64,6 +65,11 @@ def _address_value(text: str, at: int) -> bool:
     """Whether `at` is inside an address or phone value (地址是北京市海淀区…)."""
     clause = re.split(r"[，,。；;！？!?]", text[:at])[-1]
     return bool(re.search(r"(?:地址|位置|电话|号码)", clause))
+
+
+def core_name(name: str) -> str:
+    """The name without its branch in brackets: 东来顺(前门大街店) → 东来顺."""
+    return _BRANCH_TAIL.sub("", name)
 
 
 def overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
@@ -119,7 +125,7 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
 
 def _generic(name: str, lex: CorefLexicon) -> bool:
     """家餐馆, 经济型酒店, 周边景点: a type word with a modifier, not a name."""
-    core = re.sub(r"[（(].*[)）]$", "", name)
+    core = core_name(name)
     for m in lex.suffix_pattern.finditer(core):
         if m.end() == len(core):
             body = core[: m.start()]
@@ -128,7 +134,7 @@ def _generic(name: str, lex: CorefLexicon) -> bool:
 
 
 def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool = False) -> bool:
-    core = re.sub(r"[（(].*[)）]$", "", name)
+    core = core_name(name)
     return (
         lex.name_min <= len(name) <= lex.name_max + 16
         and lex.name_min <= len(core) <= lex.name_max
@@ -142,7 +148,7 @@ def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool
 
 
 def suffix_types(name: str, lex: CorefLexicon) -> tuple[str, ...]:
-    core = re.sub(r"[（(].*[)）]$", "", name)
+    core = core_name(name)
     for m in sorted(lex.suffix_pattern.finditer(core), key=lambda m: -m.end()):
         if m.end() == len(core):
             return lex.type_suffixes[m.group(0)]
@@ -154,7 +160,7 @@ def demonstrated(text: str, start: int) -> bool:
     return _DESCRIBED.search(text, 0, start) is not None
 
 
-def _suffix_len(name: str, lex: CorefLexicon) -> int:
+def suffix_len(name: str, lex: CorefLexicon) -> int:
     return max((len(s) for s in lex.type_suffixes if name.endswith(s)), default=0)
 
 
@@ -221,7 +227,7 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
     # the longest candidate wins where two overlap (和颐酒店北京财满街店 over 和颐酒店)
     for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
         name = text[span[0] : span[1]]
-        if overlaps(span, taken) or not _name_ok(name, lex) or _described(text, span, _suffix_len(name, lex)):
+        if overlaps(span, taken) or not _name_ok(name, lex) or _described(text, span, suffix_len(name, lex)):
             continue
         taken.append(span)
         out.append(Named(name, name, suffix_types(name, lex), span, "suffix", 0.8))
@@ -273,7 +279,7 @@ def _frame_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
         span = (start, start + len(run))
         if not run or re.search(r"\d", run) or overlaps(span, taken) or not _name_ok(run, lex, digits=False):
             continue
-        if _described(text, span, _suffix_len(run, lex)):
+        if _described(text, span, suffix_len(run, lex)):
             continue  # 推荐一家适合聚餐的粤菜馆: a kind asked for
         out.append(Named(run, run, suffix_types(run, lex), span, "frame", 0.6))
         taken.append(span)
