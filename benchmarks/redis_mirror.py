@@ -32,7 +32,7 @@ import redis
 
 from schemas.errors import StateMirrorError
 from schemas.session import CriticalEntity, SessionState
-from sinks.state_mirror import RedisStateMirror, state_key
+from sinks.redis.state_mirror import RedisStateMirror, state_key
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -39,7 +39,7 @@ def corpus(data: Path | None, limit: int) -> list[tuple[str, str]]:
                         rec = json.loads(line)
                         pairs.append((rec["session_id"], rec["text"]))
     if not pairs:
-        for path in (ROOT / "examples" / "demo.jsonl", ROOT / "sinks" / "resources" / "tagger_examples.jsonl"):
+        for path in (ROOT / "examples" / "demo.jsonl", ROOT / "sinks" / "models" / "resources" / "tagger_examples.jsonl"):
             with path.open(encoding="utf-8") as fh:
                 for line in fh:
                     try:
@@ -81,15 +81,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from evals.heads import head_for
     from schemas.events import ConversationEvent
-    from sinks.embedders import load_embedder
-    from sinks.embedding_memo import MemoEmbedder
-    from sinks.tagger_model import EmbeddingHead
-    from state.entropy import EntropyConfig, advance, flush, load_entropy_table
-    from state.tag_lexicon import load_lexicon
-    from state.tagging import TagConfig, TagState, tag_turn
-    from state.turn import NormaliseConfig, normalise_turn
-    from state.unit_emotion import CarryState, unit_emotion_turn
-    from state.units import units_from_turn
+    from sinks.models.embedders import load_embedder
+    from sinks.models.embedding_memo import MemoEmbedder
+    from sinks.models.tagger_model import EmbeddingHead
+    from state.normalise.turn import NormaliseConfig, normalise_turn
+    from state.tagging.lexicon import load_lexicon
+    from state.tagging.tagger import TagConfig, TagState, tag_turn
+    from state.units.assemble import units_from_turn
+    from state.units.emotion import CarryState, unit_emotion_turn
+    from state.units.entropy import EntropyConfig, advance, flush, load_entropy_table
 
     pairs = corpus(args.data, args.turns)
     lex, table, head = load_lexicon(), load_entropy_table(), head_for(args.head)

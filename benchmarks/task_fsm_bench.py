@@ -1,6 +1,6 @@
 """Per-turn cost of the task state machine's transition (entities, table, anchoring, commitments).
 
-Measures `state.task_fsm.step` alone (normalisation done beforehand) over a synthetic
+Measures `state.task.fsm.step` alone (normalisation done beforehand) over a synthetic
 customer-service conversation replayed many times, with the chosen anchoring embedder, and
 prints turns/s and p50/p95 latency. It measures; it asserts nothing.
 
@@ -38,10 +38,10 @@ CONVERSATION: list[tuple[SpeakerRole, str]] = [
 
 def main() -> None:
     from schemas.events import ConversationEvent
-    from sinks.embedders import load_embedder
-    from state.task_data import TaskData, TaskDataPaths
-    from state.task_fsm import TaskConfig, step
-    from state.turn import NormaliseConfig, normalise_turn
+    from sinks.models.embedders import load_embedder
+    from state.normalise.turn import NormaliseConfig, normalise_turn
+    from state.task.data import TaskData, TaskDataPaths
+    from state.task.fsm import TaskConfig, step
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--embedder", default="static")

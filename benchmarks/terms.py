@@ -16,9 +16,9 @@ import argparse
 import statistics
 import time
 
-from state.coref_lexicon import WordIndex
-from state.language import split_sentences
-from state.terms import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, TermLexicon, TermsConfig, note_sentences
+from state.core.language import split_sentences
+from state.coref.lexicon import WordIndex
+from state.terms.whitelist import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, TermLexicon, TermsConfig, note_sentences
 
 TURNS = [
     "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢",

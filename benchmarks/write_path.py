@@ -57,12 +57,12 @@ from flows.settings import (
     settings_over_env,
 )
 from schemas.raw import RawRecord
-from sinks.embedding_memo import MemoEmbedder
-from sinks.jsonl_source import JsonlSource
-from sinks.pacing import PacedSource
+from sinks.files.jsonl_source import JsonlSource
+from sinks.files.pacing import PacedSource
+from sinks.models.embedding_memo import MemoEmbedder
 from sinks.store.base import MemoryStore, StoredPoint
 from sinks.store.sink import StoreSink
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -291,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="cProfile the full-speed run")
     parser.add_argument("--no-memo", action="store_true", help="no embedding memo (embedder.memo_size=0)")
     args = parser.parse_args(argv)
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     args.loaded_embedder = load_embedder(args.embedder)
     args.loaded_embedder.passage(["warm up"])

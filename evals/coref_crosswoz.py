@@ -4,7 +4,7 @@
         [--labels raw|current]
 
 Replays every dialogue's turns (events.jsonl beside the data file) in order through the pure
-coreference state (`state.coref.resolve_turn`, the same code the flow runs) and, for each
+coreference state (`state.coref.resolver.resolve_turn`, the same code the flow runs) and, for each
 referring user turn of coref_entity.jsonl, compares the entity chosen for the turn with the gold
 entity. The entity chosen for a turn is the first anaphor's referent (这家餐馆, 它, a zero anaphor),
 else the first entity the turn names itself. Mentions are found by the generic name rules and the
@@ -34,9 +34,9 @@ from pathlib import Path
 
 from evals.devdata import dev_data_root
 from schemas.memory import CorefAnchor
-from state.coref import CorefConfig, CorefState, CorefTurn, resolve_turn
-from state.coref_lexicon import load_coref_lexicon
-from state.language import clean_text, language_mix, split_sentences
+from state.core.language import clean_text, language_mix, split_sentences
+from state.coref.lexicon import load_coref_lexicon
+from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
 
 DEFAULT = dev_data_root() / "crosswoz" / "coref_entity.jsonl"
 

@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from evals.coref_crosswoz import chosen_entity, same_name
-from state.coref import CorefConfig, CorefState, CorefTurn, resolve_turn
-from state.coref_lexicon import load_coref_lexicon
-from state.language import clean_text, language_mix, split_sentences
+from state.core.language import clean_text, language_mix, split_sentences
+from state.coref.lexicon import load_coref_lexicon
+from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 DEFAULT = FIXTURES / "coref_holdout.jsonl"  # written after the rules were fixed; scored, never tuned on

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from state.embedding import Embedder, Matrix
+from state.core.embedding import Embedder, Matrix
 
 CACHE_DIR = Path("var/eval_cache")
 

@@ -5,7 +5,7 @@
 
 Segments every turn of the dialogue sets as the flow does, embeds them, and prints the
 distribution of cosine distances between neighbouring segments (within and across turns of a
-session). The 10th and 90th percentiles are the `lo`/`hi` band of `state/resources/entropy.yaml`.
+session). The 10th and 90th percentiles are the `lo`/`hi` band of `state/units/resources/entropy.yaml`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SETS = ("dailydialog", "xdailydialog", "cped")
 
 
 def neighbour_distances(data: Path, embedder_kind: str, limit: int) -> dict[str, np.ndarray]:
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     embedder = load_embedder(embedder_kind)
     out: dict[str, np.ndarray] = {}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from state.tagging import IntentHead
+from state.tagging.tagger import IntentHead
 
 
 def head_for(spec: str) -> IntentHead | None:
     if spec == "none":
         return None
-    from sinks.tagger_model import default_head, load_head
+    from sinks.models.tagger_model import default_head, load_head
 
     if spec == "default":
         return default_head()

@@ -23,8 +23,8 @@ from typing import cast
 
 from evals.stress_halves import half_of
 from evals.tagger import INTENT_SETS, PRED_MAP, Predictions, Row, intent_report, iter_sets, predict
-from state.tag_lexicon import load_lexicon
-from state.tagging import IntentHead, TagConfig, cue_text, rule_logits
+from state.tagging.lexicon import load_lexicon
+from state.tagging.tagger import IntentHead, TagConfig, cue_text, rule_logits
 
 HALVES = ("A", "B", "full")
 
@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from evals.embed_cache import CachedEmbedder
     from evals.heads import head_for
-    from sinks.embedders import load_embedder
-    from sinks.tagger_model import EmbeddingHead
+    from sinks.models.embedders import load_embedder
+    from sinks.models.tagger_model import EmbeddingHead
 
     lex = load_lexicon(args.lexicon) if args.lexicon else load_lexicon()
     weights = [float(w) for w in args.head_weight.split(",")]

@@ -14,7 +14,7 @@ import numpy as np
 
 from evals.embed_cache import CachedEmbedder
 from evals.metrics import auroc, f1_table
-from state.tag_lexicon import CLASSES
+from state.tagging.lexicon import CLASSES
 
 INTENT_SETS = ("dailydialog", "xdailydialog", "cped")
 STRESS_SETS = ("meld", "cped")
@@ -35,8 +35,8 @@ def _forward(weights: dict[str, Any], x: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def kfold_reports(cache: dict[str, Any], folds: int, embedder_kind: str) -> list[dict[str, object]]:
     from evals.tagger import GOLD_SKIP, PRED_MAP
-    from sinks.embedders import load_embedder
-    from sinks.tagger_train import fit_dual_head
+    from sinks.models.embedders import load_embedder
+    from sinks.models.tagger_train import fit_dual_head
 
     embedder = CachedEmbedder(load_embedder(embedder_kind))
     out: list[dict[str, object]] = []

@@ -36,7 +36,7 @@ from flows.settings import (
     settings_over_env,
 )
 from schemas.session import SessionState
-from sinks.metrics_chart import load_windows, render_chart
+from sinks.metrics.chart import load_windows, render_chart
 
 ROOT = Path(__file__).resolve().parents[1]
 # ../shared/data/dev beside the checkout (a worktree one level deeper looks one level up).

@@ -43,16 +43,16 @@ from schemas.deadletter import DeadLetter
 from schemas.events import ConversationEvent, as_utc
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallRequest
-from sinks.embedders import load_embedder
+from sinks.models.embedders import load_embedder
 from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
-from state.embedding import Embedder
-from state.recall_config import tables_file
-from state.recall_lexical import bm25_scores, tokenize
-from state.recall_query import analyse_query
-from state.turn import NormaliseConfig, normalise_turn
-from state.units import units_from_turn
+from state.core.embedding import Embedder
+from state.normalise.turn import NormaliseConfig, normalise_turn
+from state.recall.config import tables_file
+from state.recall.lexical import bm25_scores, tokenize
+from state.recall.query import analyse_query
+from state.units.assemble import units_from_turn
 
 DEFAULT_DATA = dev_data("locomo")
 KS = (1, 3, 5, 10)

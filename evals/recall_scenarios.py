@@ -33,11 +33,11 @@ from flows.verification import VerificationGuard
 from schemas.errors import VerifierError
 from schemas.memory import EmotionLoad, MemoryUnit, Validity, memory_id
 from schemas.recall import RecallRequest, VerifierAnswer
-from sinks.embedders import load_embedder
+from sinks.http.verifiers import VerifierPool, VerifierRegistry, VerifyRequest
+from sinks.models.embedders import load_embedder
 from sinks.store.base import StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
-from sinks.verifiers import VerifierPool, VerifierRegistry, VerifyRequest
-from state.recall_config import tables_file
+from state.recall.config import tables_file
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "recall_scenarios.jsonl"
 NOW = datetime(2025, 6, 18, 10, 0, tzinfo=UTC)

@@ -5,7 +5,7 @@
 
 A set's dialogues are split in two halves by a hash of the session id (whole dialogues, so the
 tagger's context stays intact): `A` calibrates, `B` is held out. For every combination of the
-`--grid` values (stress-dimension fields of the lexicon, overriding `state/resources/tagging.yaml`)
+`--grid` values (stress-dimension fields of the lexicon, overriding `state/tagging/resources/tagging.yaml`)
 it prints stress AUROC against negative sentiment on A, B and the full set, then the combination
 best on A per set and what it scores on B, and the one combination best on A over all the sets
 (mean AUROC: the lexicon holds one value for both languages) with what it scores on B and full.
@@ -26,8 +26,8 @@ import numpy as np
 
 from evals.metrics import auroc
 from evals.tagger import STRESS_SETS, Predictions, Row, iter_sets, predict
-from state.tag_lexicon import TagLexicon, load_lexicon
-from state.tagging import TagConfig
+from state.tagging.lexicon import TagLexicon, load_lexicon
+from state.tagging.tagger import TagConfig
 
 SCOPE_FIELDS = ("negated_relief", "negated_raise", "intensified")
 DIM_FIELDS = ("valence_neg", "valence_pos", "base", "carry_weight", "carry_memory")
@@ -79,8 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from evals.embed_cache import CachedEmbedder
     from evals.heads import head_for
-    from sinks.embedders import load_embedder
-    from sinks.tagger_model import EmbeddingHead
+    from sinks.models.embedders import load_embedder
+    from sinks.models.tagger_model import EmbeddingHead
 
     head = head_for("default")
     if isinstance(head, EmbeddingHead):

@@ -31,16 +31,16 @@ import numpy as np
 
 from evals.metrics import auroc, f1_table
 from schemas.events import ConversationEvent
-from sinks.embedders import load_embedder
-from state.embedding import Embedder
-from state.entropy import EntropyConfig, EntropyState, advance, flush, load_entropy_table
-from state.language import clean_text, language_mix, split_sentences
-from state.segments import segment_sentences
-from state.tag_lexicon import TagLexicon, load_lexicon
-from state.tagging import IntentHead, TagConfig, TagState, tag_turn
-from state.turn import Turn
-from state.unit_emotion import CarryState, StressCarry, unit_emotion_turn
-from state.units import units_from_turn
+from sinks.models.embedders import load_embedder
+from state.core.embedding import Embedder
+from state.core.language import clean_text, language_mix, split_sentences
+from state.normalise.segments import segment_sentences
+from state.normalise.turn import Turn
+from state.tagging.lexicon import TagLexicon, load_lexicon
+from state.tagging.tagger import IntentHead, TagConfig, TagState, tag_turn
+from state.units.assemble import units_from_turn
+from state.units.emotion import CarryState, StressCarry, unit_emotion_turn
+from state.units.entropy import EntropyConfig, EntropyState, advance, flush, load_entropy_table
 
 INTENT_SETS = ("dailydialog", "xdailydialog", "cped")
 STRESS_SETS = ("meld", "cped")
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from evals.embed_cache import CachedEmbedder
     from evals.heads import head_for
-    from sinks.tagger_model import EmbeddingHead
+    from sinks.models.tagger_model import EmbeddingHead
 
     lex = load_lexicon()
     head = head_for(args.head)

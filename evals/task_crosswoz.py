@@ -58,11 +58,11 @@ def load(folder: Path) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[
 def main() -> None:
     from schemas.events import ConversationEvent
     from schemas.session import ArchivedTask, SessionState
-    from sinks.embedders import load_embedder
-    from state.language import clean_text, language_mix
-    from state.task_data import TaskData, TaskDataPaths
-    from state.task_fsm import TaskConfig, step
-    from state.turn import NormaliseConfig, Turn, normalise_turn
+    from sinks.models.embedders import load_embedder
+    from state.core.language import clean_text, language_mix
+    from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+    from state.task.data import TaskData, TaskDataPaths
+    from state.task.fsm import TaskConfig, step
 
     ap = argparse.ArgumentParser(description="CrossWOZ critical-entity coverage of the task state machine")
     ap.add_argument("--data", type=Path, default=DATA)
@@ -103,7 +103,7 @@ def main() -> None:
             try:
                 turn = normalise_turn(ev, norm)
             except ValueError:
-                # state/times.py (foundation) fails on a few texts ("北京大学100年纪念讲堂": jionlp
+                # state/time/extract.py (foundation) fails on a few texts ("北京大学100年纪念讲堂": jionlp
                 # returns year 100); the task state does not need the times, so go on without them.
                 time_failures += 1
                 mix = language_mix(ev.text)

@@ -22,8 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from state.language import language_mix
-from state.times import normalise_times
+from state.core.language import language_mix
+from state.time.extract import normalise_times
 
 GOLD = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "time_gold.jsonl"
 

@@ -39,18 +39,24 @@ from schemas.events import ConversationEvent, InputEvent, SessionEnd, UserCorrec
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.recall import RecallRequest, RecallResult
 from schemas.response import ResponderItem
-from state.coref import CorefConfig
-from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, CorefLexicon, load_coref_lexicon
-from state.embedding import Embedder
-from state.hotfile import HotFile
-from state.ingress import IngressLimits
-from state.metrics import PACKAGED_CATALOG, load_catalog
-from state.recall_trigger import TriggerConfig, response_request
-from state.task_data import TaskData, TaskDataPaths
-from state.task_fsm import TaskConfig
-from state.terms import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, TermLexicon, TermsConfig, load_term_lexicon
-from state.turn import NormaliseConfig, Turn
-from state.validity import ValidityData
+from state.core.embedding import Embedder
+from state.core.hotfile import HotFile
+from state.coref.lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, CorefLexicon, load_coref_lexicon
+from state.coref.resolver import CorefConfig
+from state.ingress.parse import IngressLimits
+from state.metrics.windows import PACKAGED_CATALOG, load_catalog
+from state.normalise.turn import NormaliseConfig, Turn
+from state.recall.trigger import TriggerConfig, response_request
+from state.task.data import TaskData, TaskDataPaths
+from state.task.fsm import TaskConfig
+from state.terms.whitelist import (
+    DEFAULT_AUTHORITY_FILE,
+    DEFAULT_TERM_FILES,
+    TermLexicon,
+    TermsConfig,
+    load_term_lexicon,
+)
+from state.validity.rules import ValidityData
 
 
 class RecallExecutor(Protocol):
@@ -245,7 +251,7 @@ def build_flow(
 
     # -- windowed metrics (issue 7) --
     # Add your stage's output stream (records or ready-made `Decision`s) to `metric_taps`;
-    # state/metric_decisions.py turns known record types into decisions (register_extractor).
+    # state/metrics/decisions.py turns known record types into decisions (register_extractor).
     metric_taps: list[Stream[Any]] = [dead, ingress.events, units, archived]
     if recall is not None and settings.recall.enabled:
         metric_taps.append(results)

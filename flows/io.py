@@ -26,10 +26,10 @@ from schemas.raw import RawRecord
 from schemas.recall import RecallResult
 from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
-from sinks.jsonl_source import JsonlSource
-from sinks.kafka_source import KafkaReplaySource, Start, TransportError
-from sinks.pacing import PacedSource
-from state.metrics import Decision
+from sinks.files.jsonl_source import JsonlSource
+from sinks.files.pacing import PacedSource
+from sinks.kafka.source import KafkaReplaySource, Start, TransportError
+from state.metrics.windows import Decision
 
 
 class InputSpec(Protocol):

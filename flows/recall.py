@@ -28,16 +28,16 @@ import numpy as np
 from flows.verification import VerificationGuard
 from schemas.errors import StateMirrorError, StoreError
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
-from sinks.recent_actions import RecentActions
+from sinks.http.verifiers import VerifyRequest
 from sinks.store.base import MemoryStore, StoreFilter
-from sinks.verifiers import VerifyRequest
-from state.embedding import Embedder
-from state.hotfile import HotFile
-from state.recall_arbitration import Arbitration, VerifyOutcome, arbitrate
-from state.recall_config import RecallTables
-from state.recall_explain import build_cues
-from state.recall_query import analyse_query
-from state.recall_scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
+from sinks.store.recent_actions import RecentActions
+from state.core.embedding import Embedder
+from state.core.hotfile import HotFile
+from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
+from state.recall.config import RecallTables
+from state.recall.explain import build_cues
+from state.recall.query import analyse_query
+from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
 
 log = logging.getLogger(__name__)
 

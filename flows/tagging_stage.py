@@ -20,16 +20,16 @@ from operators.entropy import EntropyOpConfig, window_entropy
 from operators.tagging import TaggingConfig, tag_turns
 from operators.unit_emotion import UnitEmotionConfig, unit_emotion
 from schemas.events import InputEvent
-from sinks.embedders import load_embedder
-from sinks.embedding_memo import MemoEmbedder
-from sinks.tagger_model import EmbeddingHead, default_head, load_head
-from state.closing import SessionClosed, closed_of
-from state.embedding import Embedder
-from state.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
-from state.hotfile import HotFile
-from state.tag_lexicon import DEFAULT_LEXICON, load_lexicon
-from state.tagging import IntentHead, TagConfig
-from state.turn import Turn
+from sinks.models.embedders import load_embedder
+from sinks.models.embedding_memo import MemoEmbedder
+from sinks.models.tagger_model import EmbeddingHead, default_head, load_head
+from state.core.closing import SessionClosed, closed_of
+from state.core.embedding import Embedder
+from state.core.hotfile import HotFile
+from state.normalise.turn import Turn
+from state.tagging.lexicon import DEFAULT_LEXICON, load_lexicon
+from state.tagging.tagger import IntentHead, TagConfig
+from state.units.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
 
 
 def tagging_head(settings: Settings) -> IntentHead | None:

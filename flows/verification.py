@@ -20,9 +20,9 @@ from functools import partial
 
 from schemas.errors import VerifierError
 from schemas.recall import VerifierAnswer
-from sinks.verifiers import VerifierPool, VerifierRegistry, VerifyRequest
-from state.recall_arbitration import VerifyOutcome
-from state.tool_guard import GuardConfig, GuardState, admit, health, record
+from sinks.http.verifiers import VerifierPool, VerifierRegistry, VerifyRequest
+from state.recall.arbitration import VerifyOutcome
+from state.recall.tool_guard import GuardConfig, GuardState, admit, health, record
 
 log = logging.getLogger(__name__)
 

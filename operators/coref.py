@@ -1,4 +1,4 @@
-"""Coreference with dynamic windows (SPEC §5.2): a keyed stateful operator over `state.coref`.
+"""Coreference with dynamic windows (SPEC §5.2): a keyed stateful operator over `state.coref.resolver`.
 
 Input: keyed `Turn | CorefSessionEnd` (the session's turns, and a marker when it ends). Output:
 keyed `Turn` with `coref` filled (anchors in text order). State: `CorefState` per session id —
@@ -21,9 +21,9 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
-from state.coref import CorefConfig, CorefState, CorefTurn, end_session, resolve_turn
-from state.coref_lexicon import CorefLexicon
-from state.turn import Turn
+from state.coref.lexicon import CorefLexicon
+from state.coref.resolver import CorefConfig, CorefState, CorefTurn, end_session, resolve_turn
+from state.normalise.turn import Turn
 
 
 @dataclass(frozen=True, slots=True)

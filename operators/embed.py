@@ -12,7 +12,7 @@ import bytewax.operators as op
 from bytewax.dataflow import Stream, operator
 
 from schemas.memory import EmbeddedUnit, MemoryUnit
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 
 
 @dataclass(frozen=True)

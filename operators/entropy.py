@@ -23,11 +23,11 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
-from state.closing import SessionClosed
-from state.embedding import Embedder
-from state.entropy import EntropyConfig, EntropyState, EntropyTable, advance, flush
-from state.segments import segment_sentences
-from state.turn import Turn
+from state.core.closing import SessionClosed
+from state.core.embedding import Embedder
+from state.normalise.segments import segment_sentences
+from state.normalise.turn import Turn
+from state.units.entropy import EntropyConfig, EntropyState, EntropyTable, advance, flush
 
 Item = Turn | SessionClosed
 

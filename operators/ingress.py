@@ -18,7 +18,7 @@ from schemas.deadletter import DeadLetter
 from schemas.errors import InputError
 from schemas.events import InputEvent
 from schemas.raw import RawRecord
-from state.ingress import IngressLimits, parse_record, session_hint
+from state.ingress.parse import IngressLimits, parse_record, session_hint
 
 
 @dataclass(frozen=True, slots=True)

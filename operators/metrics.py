@@ -26,8 +26,8 @@ from bytewax.dataflow import Stream, operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
 from schemas.metrics import WindowMetrics
-from state.metric_decisions import LatencyState, StageMark, decisions_of, mark_stage
-from state.metrics import (
+from state.metrics.decisions import LatencyState, StageMark, decisions_of, mark_stage
+from state.metrics.windows import (
     ALIGN_TO,
     Decision,
     MetricCatalog,
@@ -81,7 +81,7 @@ class _LatencyLogic(StatefulLogic[StageMark, Decision, LatencyState]):
 
 @operator
 def extract_decisions(step_id: str, *taps: Stream[Any]) -> Stream[Decision]:
-    """Every decision carried by the records of `taps` (see state/metric_decisions.py)."""
+    """Every decision carried by the records of `taps` (see state/metrics/decisions.py)."""
     merged = op.merge("taps", *taps)
     return op.flat_map("decisions_of", merged, decisions_of)
 

@@ -12,7 +12,7 @@ from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
 from schemas.events import ConversationEvent, InputEvent
-from state.turn import NormaliseConfig, Turn, normalise_turn
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
 
 
 def turn_of(event: InputEvent, config: NormaliseConfig) -> Turn | None:

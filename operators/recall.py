@@ -22,8 +22,8 @@ from bytewax.operators import KeyedStream, StatefulLogic
 
 from schemas.events import SessionEnd
 from schemas.recall import RecallRequest
-from state.recall_trigger import TriggerConfig, TriggerState, on_item
-from state.turn import Turn
+from state.normalise.turn import Turn
+from state.recall.trigger import TriggerConfig, TriggerState, on_item
 
 
 class _TriggerLogic(StatefulLogic[Turn | SessionEnd, RecallRequest, TriggerState]):

@@ -4,7 +4,7 @@ Input: keyed `Expected | UserCorrection` (from the ingress stream: one marker pe
 will ask for an answer, and the session's corrections, in their ingress order) and keyed
 `ResponseRequest` (from the recall branch). Output: keyed `ResponderItem` — every request as
 it comes, each correction after the requests of the triggering turns before it (pure logic:
-`state.responder_feed`). Key: session id. State: `FeedState`, discarded as soon as nothing is
+`state.respond.feed`). Key: session id. State: `FeedState`, discarded as soon as nothing is
 outstanding or held; otherwise a processing-time timer (`wait` after the state stopped being
 empty) gives up waiting, releases the held corrections with a warning and discards it. At the
 end of a bounded input (a replay) every held correction is released: all requests have passed.
@@ -28,8 +28,8 @@ from bytewax.operators import KeyedStream, StatefulLogic
 
 from schemas.events import ConversationEvent, InputEvent, UserCorrection
 from schemas.response import ResponderItem, ResponseRequest
-from state.recall_trigger import TriggerConfig, triggers
-from state.responder_feed import Expected, FeedItem, FeedState, on_item, release_all
+from state.recall.trigger import TriggerConfig, triggers
+from state.respond.feed import Expected, FeedItem, FeedState, on_item, release_all
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ with `segments`, `tags`, `turn_intent`, `turn_intent_label` filled; `SessionClos
 State: `TagState` per session id (the previous turn's main intent and speaker: the dialogue
 context). Key: session id. Discarded on `SessionClosed` and by an idle timer (`idle_ttl` of
 processing time after the last turn). The lexicon getter (hot reload) and the optional trained
-head are injected; the logic is `state.tagging.tag_turn`.
+head are injected; the logic is `state.tagging.tagger.tag_turn`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
-from state.closing import SessionClosed
-from state.tag_lexicon import TagLexicon
-from state.tagging import IntentHead, TagConfig, TagState, tag_turn
-from state.turn import Turn
+from state.core.closing import SessionClosed
+from state.normalise.turn import Turn
+from state.tagging.lexicon import TagLexicon
+from state.tagging.tagger import IntentHead, TagConfig, TagState, tag_turn
 
 Item = Turn | SessionClosed
 

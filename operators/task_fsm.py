@@ -33,9 +33,9 @@ from bytewax.operators import KeyedStream, StatefulLogic
 
 from schemas.events import SessionEnd
 from schemas.session import ArchivedTask, SessionState
-from state.task_data import TaskData
-from state.task_fsm import Output, TaskConfig, expire, step
-from state.turn import Turn
+from state.normalise.turn import Turn
+from state.task.data import TaskData
+from state.task.fsm import Output, TaskConfig, expire, step
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def discardable(state: SessionState | None, now: datetime | None, session_ttl: t
 
 
 class TaskLogic(StatefulLogic[Turn | SessionEnd, Output, SessionState | None]):
-    """Thin adapter: the transition is `state.task_fsm.step`; this class only handles timers."""
+    """Thin adapter: the transition is `state.task.fsm.step`; this class only handles timers."""
 
     def __init__(
         self,

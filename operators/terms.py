@@ -15,8 +15,8 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
-from state.terms import TermLexicon, TermsConfig, note_sentences
-from state.turn import Turn
+from state.normalise.turn import Turn
+from state.terms.whitelist import TermLexicon, TermsConfig, note_sentences
 
 
 def annotate_terms(turn: Turn, lexicon: TermLexicon, config: TermsConfig) -> Turn:

@@ -8,7 +8,7 @@ speakers). Key: session id. Discarded: a `SessionClosed` marks the state ended (
 ended one) and arms a short grace timer (the entropy stage releases the session's last turn on the
 same closing, so it may arrive just after: it still carries; a later turn starts fresh), and the
 idle timer (`idle_ttl` of processing time after the last turn) drops it. The logic is
-`state.unit_emotion.unit_emotion_turn`. The head reads vectors through the store's shared cache
+`state.units.emotion.unit_emotion_turn`. The head reads vectors through the store's shared cache
 (flows/tagging_stage.py), so the store embedding of these units is a cache hit, not a second call.
 """
 
@@ -22,11 +22,11 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
-from state.closing import SessionClosed
-from state.tag_lexicon import TagLexicon
-from state.tagging import IntentHead
-from state.turn import Turn
-from state.unit_emotion import CarryState, end_session, unit_emotion_turn
+from state.core.closing import SessionClosed
+from state.normalise.turn import Turn
+from state.tagging.lexicon import TagLexicon
+from state.tagging.tagger import IntentHead
+from state.units.emotion import CarryState, end_session, unit_emotion_turn
 
 Item = Turn | SessionClosed
 

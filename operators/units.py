@@ -10,8 +10,8 @@ from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
 from schemas.memory import MemoryUnit
-from state.turn import Turn
-from state.units import units_from_turn
+from state.normalise.turn import Turn
+from state.units.assemble import units_from_turn
 
 
 @operator

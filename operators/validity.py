@@ -11,7 +11,7 @@ import bytewax.operators as op
 from bytewax.dataflow import Stream, operator
 
 from schemas.memory import MemoryUnit
-from state.validity import ValidityData
+from state.validity.rules import ValidityData
 
 
 @operator

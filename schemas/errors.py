@@ -135,7 +135,7 @@ class ChatEndpointError(SinkError):
 
 
 class VerifierError(SinkError):
-    """Raised by a verifier in sinks/verifiers.py when its call fails, times out, is refused
+    """Raised by a verifier in sinks/http/verifiers.py when its call fails, times out, is refused
     (HTTP 429/5xx) or answers something that is not a verdict. The recall guard records it as a
     failure (two in a row open the breaker) and treats the fact as unverified; never fatal."""
 

@@ -4,7 +4,7 @@
   right answer came from (`correct_answer_source`) and what to change (`fix_strategy`). Rule
   templates only: a model never writes a reflection (seven-decision-points §5.2, tip 3).
 * `SupersedeRequest` — the typed request the responder emits so that the user's statement
-  replaces the wrong memory; `sinks.supersede.SupersedeExecutor` executes it against the
+  replaces the wrong memory; `sinks.store.supersede.SupersedeExecutor` executes it against the
   memory store (the responder itself never writes the store).
 """
 
@@ -62,7 +62,7 @@ class ReflectionRecord(Record):
 
 
 class SupersedeRequest(Record):
-    """Replace `memory_ids` by the user's statement: executed by `sinks.supersede.SupersedeExecutor`."""
+    """Replace `memory_ids` by the user's statement: executed by `sinks.store.supersede.SupersedeExecutor`."""
 
     schema_version: Literal[1] = 1  # SCHEMA_VERSION, spelled as the literal mypy can check
     reflection_id: str

@@ -1,1 +1,6 @@
-"""Everything that touches the outside world: stores, Redis, Kafka, model runtimes, HTTP."""
+"""Everything that touches the outside world, one subpackage per kind: `kafka`, `store` (Qdrant),
+`redis`, `models` (embedders, tagger, ASR), `http` (vLLM client, verifiers), `files` (JSONL),
+`metrics` (exporters, chart), `respond` (the responder at run time).
+
+May import: `schemas`, `state` and other `sinks` packages; never `operators` or `flows`.
+"""

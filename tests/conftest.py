@@ -14,7 +14,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from schemas.raw import RawRecord
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 
 BASE_TS = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
 
@@ -62,6 +62,6 @@ def make_raw() -> Callable[..., RawRecord]:
 
 @pytest.fixture(scope="session")
 def static_embedder() -> Embedder:
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     return load_embedder("static")

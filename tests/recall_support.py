@@ -11,7 +11,7 @@ from schemas.memory import EmotionLoad, MemoryUnit, Validity, memory_id
 from schemas.recall import RecallRequest
 from sinks.store.base import StoredPoint
 from sinks.store.qdrant_edge import QdrantEdgeStore
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 
 T0 = datetime(2025, 6, 1, 9, 0, tzinfo=UTC)
 

@@ -62,7 +62,7 @@ from schemas.memory import IntentLabel, MemoryUnit, UnitType, ValidityType
 from schemas.recall import RecallRequest, RecallResult
 from schemas.session import SessionState
 from sinks.store.base import MemoryStore, StoreFilter
-from state.hotfile import HotFile
+from state.core.hotfile import HotFile
 
 log = logging.getLogger(__name__)
 

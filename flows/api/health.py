@@ -26,8 +26,8 @@ from flows.api.models import HealthPanel, HealthPoint, HealthWindow
 from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
 from schemas.session import SessionState
-from state.datafiles import data_loader
-from state.hotfile import HotFile
+from state.core.datafiles import data_loader
+from state.core.hotfile import HotFile
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _VERIFY_FAILED = frozenset({"verify_failed_downweighted", "verify_failed_dropped"})

@@ -3,7 +3,7 @@
 Input: the API body, the caller's tenant, the session's stored memory units (payloads) and its
 last task state. Output: a `RecallRequest`. State: none (pure).
 
-The stream's trigger (state/recall_trigger.py) hands recall the last ≤ 3 turns as immediate
+The stream's trigger (state/recall/trigger.py) hands recall the last ≤ 3 turns as immediate
 context, the people and strong identifiers named so far and the task id and stage. The API
 rebuilds these from what the replay stored: context from the session's units said before the
 turn (one per event, verbatim `source_text`), people and identifiers from the task state's

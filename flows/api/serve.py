@@ -25,7 +25,7 @@ from flows.api.security import KeyTable, auth_required
 from flows.api.store_lease import IdleReleaser, LeasedStore
 from flows.settings import Settings
 from sinks.store.base import MemoryStore
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from schemas.memory import CorefAnchor, EmotionLoad, IntentScores, MemoryUnit, V
 from schemas.recall import Cue, RecallResult, ScoreComponents
 from schemas.session import GoalAnchor, SessionState
 from sinks.store.base import StoredPoint
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 from tests.fakes.memory_store import DictStore
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

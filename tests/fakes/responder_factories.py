@@ -8,10 +8,10 @@ from typing import Any
 from schemas.memory import EmotionLoad
 from schemas.recall import Cue, ScoreComponents
 from schemas.response import ResponseRequest
-from sinks.chat_client import ChatConfig
-from sinks.responder import Responder, ResponderConfig
-from state.decisions import DecisionSwitches
-from state.response_tables import decision_tables, response_text
+from sinks.http.chat_client import ChatConfig
+from sinks.respond.responder import Responder, ResponderConfig
+from state.respond.decisions import DecisionSwitches
+from state.respond.tables import decision_tables, response_text
 
 TS = datetime(2026, 6, 10, 9, 0, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from flows.settings import Settings
 from schemas.deadletter import DeadLetter
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.raw import RawRecord
-from sinks.embedders import load_embedder
+from sinks.models.embedders import load_embedder
 
 BASE = datetime(2026, 3, 4, 10, 15, tzinfo=UTC)
 

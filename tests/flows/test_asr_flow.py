@@ -21,9 +21,9 @@ from flows.settings import AsrSettings, Settings
 from schemas.errors import ModelError, TranscriptionError
 from schemas.memory import EmbeddedUnit
 from schemas.raw import RawRecord
-from sinks.asr import WhisperTranscriber, ensure_model, packaged_parts
-from state.asr import AsrLayout, segments_to_events
-from state.embedding import Embedder
+from sinks.models.asr import WhisperTranscriber, ensure_model, packaged_parts
+from state.core.embedding import Embedder
+from state.ingress.asr import AsrLayout, segments_to_events
 
 T0 = datetime(2026, 1, 1, 8, tzinfo=UTC)
 
@@ -124,7 +124,7 @@ def test_packaged_parts_are_installed() -> None:
 
 
 def test_a_missing_model_package_is_a_model_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sinks.asr as asr
+    import sinks.models.asr as asr
 
     monkeypatch.setattr(asr, "_PARTS", ("no_such_whisper_package_x", "no_such_whisper_package_y"))
     with pytest.raises(ModelError, match="is not installed"):

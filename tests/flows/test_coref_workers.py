@@ -8,7 +8,7 @@ from flows.build import build_flow
 from flows.io import OutputSpec, SourceInput
 from flows.settings import Settings
 from schemas.memory import MemoryUnit
-from sinks.embedders import load_embedder
+from sinks.models.embedders import load_embedder
 from tests.flows.support import raw, run_records, turn
 
 RECORDS = [

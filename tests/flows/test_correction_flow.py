@@ -25,11 +25,11 @@ from flows.settings import Settings
 from schemas.raw import RawRecord
 from schemas.reflection import ReflectionRecord
 from schemas.response import AgentResponse, ResponderItem
-from sinks.embedders import load_embedder
-from sinks.responder import CorrectionOutcome, Outcome
-from sinks.responder_runner import ResponderRunner, ResponderSink
-from sinks.supersede import SupersedeExecutor
-from state.recall_config import tables_file
+from sinks.models.embedders import load_embedder
+from sinks.respond.responder import CorrectionOutcome, Outcome
+from sinks.respond.runner import ResponderRunner, ResponderSink
+from sinks.store.supersede import SupersedeExecutor
+from state.recall.config import tables_file
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.fakes.responder_factories import make_responder
 from tests.recall_support import fill_store, unit

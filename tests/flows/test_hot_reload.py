@@ -16,8 +16,8 @@ from bytewax.inputs import DynamicSource, StatelessSourcePartition
 
 from flows.settings import CorefSettings, Settings, TermsSettings
 from schemas.raw import RawRecord
-from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON
-from state.terms import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES
+from state.coref.lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON
+from state.terms.whitelist import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES
 from tests.flows.support import BASE, Outputs, raw, run_flow, turn
 
 

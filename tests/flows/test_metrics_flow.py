@@ -12,7 +12,7 @@ from flows.io import OutputSpec, SourceInput
 from flows.settings import Settings
 from schemas.metrics import WindowMetrics
 from schemas.raw import RawRecord
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 from tests.conftest import event_dict, raw
 
 

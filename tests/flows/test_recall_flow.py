@@ -13,10 +13,10 @@ from flows.io import OutputSpec, SourceInput
 from flows.recall import RecallService
 from flows.settings import RecallSettings, Settings
 from schemas.raw import RawRecord
-from sinks.embedders import load_embedder
+from sinks.models.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
-from state.recall_config import tables_file
+from state.recall.config import tables_file
 from tests.recall_support import fill_store, unit
 
 EMB = load_embedder("static")

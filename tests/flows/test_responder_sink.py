@@ -9,8 +9,8 @@ import pytest
 from bytewax.dataflow import Dataflow
 from bytewax.testing import TestingSource, run_main
 
-from sinks.responder import ResponseOutcome
-from sinks.responder_runner import ResponderRunner, ResponderSink
+from sinks.respond.responder import ResponseOutcome
+from sinks.respond.runner import ResponderRunner, ResponderSink
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.fakes.responder_factories import make_cue, make_request, make_responder
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from sinks.jsonl_sink import JsonlSink
+from sinks.files.jsonl_sink import JsonlSink
 from tests.fixtures.task_support import turn_event
 
 

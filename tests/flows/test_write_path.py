@@ -15,7 +15,7 @@ from schemas.deadletter import DeadLetter
 from schemas.memory import EmbeddedUnit
 from schemas.raw import RawRecord
 from schemas.session import SessionState
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 from tests.conftest import event_dict, raw
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "demo.jsonl"

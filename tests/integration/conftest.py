@@ -19,7 +19,7 @@ import redis
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
-from sinks.kafka import KafkaConnection
+from sinks.kafka.admin import KafkaConnection
 
 _DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
 _DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"

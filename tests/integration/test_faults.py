@@ -38,13 +38,13 @@ from schemas.errors import StoreError
 from schemas.memory import MemoryUnit, Validity, memory_id
 from schemas.raw import RawRecord
 from schemas.recall import RecallResult
-from sinks.embedders import load_embedder
-from sinks.state_mirror import RedisStateMirror, StateMirrorSink
+from sinks.http.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
+from sinks.models.embedders import load_embedder
+from sinks.redis.state_mirror import RedisStateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
-from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
-from state.recall_config import tables_file
+from state.recall.config import tables_file
 from tests.fixtures.tcp_proxy import TcpProxy
 from tests.recall_support import fill_store, unit
 
@@ -379,7 +379,7 @@ def test_responder_endpoint_down_then_back_answers_every_request_once() -> None:
     import asyncio
 
     from schemas.response import AgentResponse
-    from sinks.respond_service import RespondService
+    from sinks.respond.service import RespondService
     from tests.fakes.fake_openai import FakeOpenAI
     from tests.fakes.responder_factories import make_cue, make_request, make_responder
     from tests.unit.test_respond_service import TOPICS, FakeMessage, FakeProducer
@@ -483,7 +483,7 @@ def test_broker_gone_and_back_mid_stream_loses_and_duplicates_nothing(tmp_path: 
     from confluent_kafka import Producer
 
     from flows.runtime import output_topics
-    from sinks.kafka import KafkaConnection, create_topics, read_topic
+    from sinks.kafka.admin import KafkaConnection, create_topics, read_topic
     from tests.integration.streams import cli, config, store_contents
 
     broker = OwnTansu()

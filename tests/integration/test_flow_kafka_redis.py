@@ -16,10 +16,10 @@ from flows.settings import Settings
 from schemas.deadletter import DeadLetter
 from schemas.memory import MemoryUnit
 from schemas.session import SessionState
-from sinks.kafka import KafkaConnection, create_topics, produce_jsonl, read_topic
-from sinks.state_mirror import state_key
+from sinks.kafka.admin import KafkaConnection, create_topics, produce_jsonl, read_topic
+from sinks.redis.state_mirror import state_key
 from sinks.store.base import StoreFilter
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 from tests.conftest import event_dict
 
 pytestmark = pytest.mark.integration

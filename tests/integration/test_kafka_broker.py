@@ -1,4 +1,4 @@
-"""sinks.kafka against a real broker, and Bytewax's Kafka connector reading what it wrote.
+"""sinks.kafka.admin against a real broker, and Bytewax's Kafka connector reading what it wrote.
 
 The connection-settings tests at the top need no broker and carry no marker; everything
 else is `integration` and needs `infra/services.sh up` (or RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS).
@@ -19,7 +19,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from schemas.errors import BrokerError, ConfigurationError
-from sinks.kafka import (
+from sinks.kafka.admin import (
     KafkaConnection,
     ProduceReport,
     consumer_lag,

@@ -6,7 +6,7 @@ import pytest
 import redis
 
 from schemas.errors import StateMirrorError
-from sinks.recent_actions import RedisRecentActions
+from sinks.store.recent_actions import RedisRecentActions
 from tests.recall_support import T0, unit
 
 URL = "redis://127.0.0.1:6379/15"

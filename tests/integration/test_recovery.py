@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 import redis
 
-from flows.cli_streams import kafka_connection
+from flows.cli.ops import kafka_connection
 from flows.io import paced_file_input
 from flows.runtime import output_topics
 from flows.settings import Settings
-from sinks.kafka import create_topics, produce_jsonl, read_topic
+from sinks.kafka.admin import create_topics, produce_jsonl, read_topic
 from tests.integration.streams import cli, config, make_archive, run_flow, store_contents
 
 pytestmark = pytest.mark.integration

@@ -19,7 +19,7 @@ from schemas.deadletter import DeadLetter
 from schemas.events import UserCorrection
 from schemas.reflection import ReflectionRecord, SupersedeRequest
 from schemas.response import AgentResponse
-from sinks.respond_service import RespondService, RespondTopics
+from sinks.respond.service import RespondService, RespondTopics
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.fakes.responder_factories import make_cue, make_request, make_responder
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from flows.build import build_flow
-from flows.cli_streams import kafka_client_config, kafka_connection
+from flows.cli.ops import kafka_client_config, kafka_connection
 from flows.io import KafkaReplayInput
 from flows.runtime import close_stores, embedder_for, execute, output_topics, outputs_for, state_mirror_for
 from flows.settings import Settings
-from sinks.kafka import create_topics, produce_jsonl, read_topic
+from sinks.kafka.admin import create_topics, produce_jsonl, read_topic
 from tests.integration.streams import cli, config, make_archive, run_flow, store_contents
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ import redis
 
 from flows.settings import Settings
 from schemas.session import CriticalEntity, GoalAnchor, SessionState
-from sinks.state_mirror import RedisStateMirror, StateMirrorSink, state_key
+from sinks.redis.state_mirror import RedisStateMirror, StateMirrorSink, state_key
 from tests.fixtures.task_support import T0, run_flow, turn_event
 from tests.fixtures.tcp_proxy import TcpProxy
 

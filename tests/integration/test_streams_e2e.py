@@ -15,15 +15,15 @@ import redis
 from typer.testing import CliRunner
 
 from flows.cli import app
-from flows.cli_streams import kafka_client_config, kafka_connection
+from flows.cli.ops import kafka_client_config, kafka_connection
 from flows.io import KafkaReplayInput, paced_file_input
 from flows.settings import Settings
 from schemas.deadletter import DeadLetter
 from schemas.errors import BrokerError
 from schemas.memory import MemoryUnit
 from schemas.metrics import WindowMetrics
-from sinks.kafka import consumer_lag, produce_jsonl, read_topic
-from sinks.kafka_source import KafkaReplaySource
+from sinks.kafka.admin import consumer_lag, produce_jsonl, read_topic
+from sinks.kafka.source import KafkaReplaySource
 from tests.integration.streams import config, env_for, make_archive, run_flow, store_contents
 
 pytestmark = pytest.mark.integration

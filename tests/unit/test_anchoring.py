@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from schemas.errors import ResourceFileError
-from state.anchoring import Thresholds, cosine, parse_thresholds
-from state.datafiles import packaged, read_data
-from state.task_data import TaskData, TaskDataPaths
+from state.core.datafiles import packaged, read_data
+from state.task.anchoring import Thresholds, cosine, parse_thresholds
+from state.task.data import TaskData, TaskDataPaths
 from tests.fixtures.task_support import HashingEmbedder
 
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from flows.api.serve import build_app, build_context
 from schemas.errors import StoreError
-from state.embedding import Embedder
+from state.core.embedding import Embedder
 from tests.fakes.api_world import World, build_world
 
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)

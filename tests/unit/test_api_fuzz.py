@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
 from flows.api.serve import build_app, build_context
-from sinks.embedders import load_embedder
+from sinks.models.embedders import load_embedder
 from tests.fakes.api_world import build_world
 
 EXAMPLES = 20

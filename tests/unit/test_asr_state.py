@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state.asr import AsrLayout, Segment, Transcript, Word, layout_text, segments_to_events
+from state.ingress.asr import AsrLayout, Segment, Transcript, Word, layout_text, segments_to_events
 
 T0 = datetime(2026, 1, 1, 8, tzinfo=UTC)
 

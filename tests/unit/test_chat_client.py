@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from schemas.errors import ChatEndpointError
-from sinks.chat_client import ChatClient, ChatConfig, ChatResult
+from sinks.http.chat_client import ChatClient, ChatConfig, ChatResult
 from tests.fakes.fake_openai import FakeOpenAI, closed_port_url
 
 MESSAGES = ({"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"})
@@ -41,13 +41,13 @@ def _config(url: str, **kw: object) -> ChatConfig:
 
 def test_a_transient_failure_is_retried_once(server: FakeOpenAI, caplog: pytest.LogCaptureFixture) -> None:
     server.fail_first = 1
-    with caplog.at_level(logging.INFO, logger="sinks.chat_client"):
+    with caplog.at_level(logging.INFO, logger="sinks.http.chat_client"):
         result = _complete(_config(server.base_url))
     assert result.attempts == 2
     assert result.text.startswith("No record")
     assert server.requests[0]["max_tokens"] == 256
     assert server.requests[0]["model"] == "m"
-    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "sinks.chat_client"]
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "sinks.http.chat_client"]
     assert [(line["attempt"], line["ok"]) for line in lines] == [(1, False), (2, True)]  # one JSON line per call
 
 

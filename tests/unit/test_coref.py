@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.memory import CorefAnchor
-from state.anaphora import has_backref_cue
-from state.coref import CorefConfig, CorefState, CorefTurn, Mention, end_session, resolve_turn
-from state.coref_lexicon import CorefLexicon, load_coref_lexicon
-from state.language import split_sentences
+from state.core.language import split_sentences
+from state.coref.anaphora import has_backref_cue
+from state.coref.lexicon import CorefLexicon, load_coref_lexicon
+from state.coref.resolver import CorefConfig, CorefState, CorefTurn, Mention, end_session, resolve_turn
 
 TS = datetime(2026, 3, 4, 10, 15, tzinfo=UTC)
 LEX: CorefLexicon = load_coref_lexicon().get()

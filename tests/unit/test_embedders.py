@@ -8,7 +8,7 @@ import types
 import pytest
 
 from schemas.errors import ConfigurationError
-from sinks.embedders import SentenceTransformerEmbedder
+from sinks.models.embedders import SentenceTransformerEmbedder
 
 
 class _NoDimModel:

@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sinks.embedders import load_embedder
-from sinks.embedding_memo import MemoEmbedder
-from state.embedding import Matrix
+from sinks.models.embedders import load_embedder
+from sinks.models.embedding_memo import MemoEmbedder
+from state.core.embedding import Matrix
 
 STATIC = load_embedder("static")
 

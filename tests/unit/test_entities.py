@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from schemas.session import CriticalEntity
-from state.datafiles import packaged, read_data
-from state.entities import EntityConfig, extract_turn_entities, find_weak_refs, parse_entity_config
-from state.task_memory import merge_entities
+from state.core.datafiles import packaged, read_data
+from state.task.entities import EntityConfig, extract_turn_entities, find_weak_refs, parse_entity_config
+from state.task.memory import merge_entities
 
 
 @pytest.fixture(scope="module")

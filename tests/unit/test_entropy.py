@@ -14,8 +14,14 @@ from hypothesis import strategies as st
 
 from schemas.errors import ConfigurationError
 from schemas.events import ConversationEvent
-from state.embedding import Embedder, normalise_rows
-from state.entropy import (
+from state.core.embedding import Embedder, normalise_rows
+from state.core.language import split_sentences
+from state.normalise.segments import SegmentTags, segment_sentences
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+from state.tagging.lexicon import CLASSES, load_lexicon
+from state.tagging.tagger import TagConfig, tag_turn
+from state.units.assemble import units_from_turn
+from state.units.entropy import (
     EntropyConfig,
     EntropyState,
     advance,
@@ -26,12 +32,6 @@ from state.entropy import (
     novelty,
     parse_entropy_table,
 )
-from state.language import split_sentences
-from state.segments import SegmentTags, segment_sentences
-from state.tag_lexicon import CLASSES, load_lexicon
-from state.tagging import TagConfig, tag_turn
-from state.turn import NormaliseConfig, Turn, normalise_turn
-from state.units import units_from_turn
 
 LEX = load_lexicon()
 TABLE = load_entropy_table()
@@ -229,7 +229,7 @@ def test_entropy_in_range_cut_covers_every_segment_and_state_pickles(case: tuple
 
 
 def test_head_emotion_is_mixed_per_unit_and_apologies_still_invert(static_embedder: Embedder) -> None:
-    from state.units import blend_unit_emotion, unit_texts
+    from state.units.assemble import blend_unit_emotion, unit_texts
 
     turn = released(tagged("非常抱歉，这是我们的问题，我们马上处理", role="agent"), static_embedder)
     texts = unit_texts(turn)

@@ -13,8 +13,8 @@ from evals.embed_cache import CachedEmbedder
 from evals.metrics import auroc, f1_table
 from evals.tagger import main as eval_main
 from evals.tagger import predict, read_set
-from state.tag_lexicon import load_lexicon
-from state.tagging import TagConfig
+from state.tagging.lexicon import load_lexicon
+from state.tagging.tagger import TagConfig
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tagger_eval"
 ROOT = Path(__file__).resolve().parents[2]

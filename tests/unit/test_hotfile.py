@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from schemas.errors import ConfigurationError, LexiconError, ResourceFileError
-from state.datafiles import data_loader, read_data, text_loader
-from state.hotfile import HotFile
-from state.task_table import parse_table
+from state.core.datafiles import data_loader, read_data, text_loader
+from state.core.hotfile import HotFile
+from state.task.table import parse_table
 
 TABLE = """
 stages: {a: {label: A}, b: {label: B}}
@@ -48,7 +48,7 @@ def _words(*paths: Path) -> list[str]:
 
 
 def _reload_lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
-    return [json.loads(r.getMessage()) for r in caplog.records if r.name == "state.hotfile"]
+    return [json.loads(r.getMessage()) for r in caplog.records if r.name == "state.core.hotfile"]
 
 
 def test_a_change_to_any_of_several_files_reloads_the_value(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_a_broken_edit_keeps_the_last_good_value_and_is_logged_once(
     _write(path, TABLE % "stay")
     table = HotFile(path, data_loader(parse_table), check_every_s=0, monotonic=Clock())
     _write(path, "stages: [unclosed", bump_s=10)
-    with caplog.at_level(logging.INFO, logger="state.hotfile"):
+    with caplog.at_level(logging.INFO, logger="state.core.hotfile"):
         for _ in range(3):
             assert table.get().resolve("a", "stop").mode == "stay"
     [line] = _reload_lines(caplog)
@@ -107,12 +107,12 @@ def test_a_broken_edit_keeps_the_last_good_value_and_is_logged_once(
     assert table.reloads == 0
     caplog.clear()
     _write(path, TABLE % "teleport", bump_s=20)  # parses, but names an unknown mode: still broken
-    with caplog.at_level(logging.INFO, logger="state.hotfile"):
+    with caplog.at_level(logging.INFO, logger="state.core.hotfile"):
         assert table.get().resolve("a", "stop").mode == "stay"
     assert [line["kept"] for line in _reload_lines(caplog)] == ["previous"]
     caplog.clear()
     _write(path, TABLE % "new_task", bump_s=30)  # fixed: picked up, logged as a reload
-    with caplog.at_level(logging.INFO, logger="state.hotfile"):
+    with caplog.at_level(logging.INFO, logger="state.core.hotfile"):
         assert table.get().resolve("a", "stop").mode == "new_task"
     assert _reload_lines(caplog) == [{"op": "hotfile.reload", "path": str(path), "reloads": 1}]
 
@@ -125,7 +125,7 @@ def test_a_file_missing_later_keeps_the_value_logs_once_and_returns(
     _write(b, "y")
     hot = HotFile([a, b], _words, check_every_s=0)
     b.unlink()
-    with caplog.at_level(logging.INFO, logger="state.hotfile"):
+    with caplog.at_level(logging.INFO, logger="state.core.hotfile"):
         assert hot.get() == ["x", "y"]
         assert hot.get() == ["x", "y"]
     [line] = _reload_lines(caplog)

@@ -16,7 +16,7 @@ from schemas.errors import (
     UnsupportedVersionError,
 )
 from schemas.events import ConversationEvent, SessionEnd
-from state.ingress import IngressLimits, parse_record
+from state.ingress.parse import IngressLimits, parse_record
 from tests.conftest import event_dict, raw
 
 LIMITS = IngressLimits(max_record_bytes=1_000_000, max_text_chars=500, max_json_depth=8)

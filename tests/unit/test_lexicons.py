@@ -10,11 +10,11 @@ import pytest
 
 from flows.settings import CorefSettings
 from schemas.errors import ConfigurationError, LexiconError
-from state.coref_lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, WordIndex, load_coref_lexicon, parse_coref_lexicon
-from state.datafiles import text_loader
-from state.hotfile import HotFile
-from state.mentions import extract_mentions
-from state.terms import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, load_term_lexicon, parse_term_lexicon
+from state.core.datafiles import text_loader
+from state.core.hotfile import HotFile
+from state.coref.lexicon import DEFAULT_ENTITIES, DEFAULT_LEXICON, WordIndex, load_coref_lexicon, parse_coref_lexicon
+from state.coref.mentions import extract_mentions
+from state.terms.whitelist import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, load_term_lexicon, parse_term_lexicon
 
 
 class Ticker:

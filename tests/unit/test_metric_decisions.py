@@ -13,7 +13,7 @@ from schemas.memory import CorefAnchor, MemoryUnit
 from schemas.recall import Cue, RecallResult, ScoreComponents, ValidityDecision
 from schemas.response import AgentResponse
 from schemas.session import SessionState
-from state.metric_decisions import (
+from state.metrics.decisions import (
     MAX_IN_FLIGHT,
     StageMark,
     decisions_of,
@@ -21,7 +21,7 @@ from state.metric_decisions import (
     mark_stage,
     register_extractor,
 )
-from state.metrics import Decision
+from state.metrics.windows import Decision
 
 T0 = datetime(2026, 1, 1, 8, tzinfo=UTC)
 

@@ -11,8 +11,8 @@ import pytest
 
 from schemas.errors import MetricsExportError
 from schemas.metrics import WindowMetrics
-from sinks.metrics_chart import PANELS, load_windows, render_chart
-from sinks.metrics_sinks import PrometheusExporter, redis_fields, serve_prometheus
+from sinks.metrics.chart import PANELS, load_windows, render_chart
+from sinks.metrics.exporters import PrometheusExporter, redis_fields, serve_prometheus
 
 T0 = datetime(2026, 1, 1, 8, tzinfo=UTC)
 

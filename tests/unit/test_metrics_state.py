@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemas.errors import ConfigurationError
-from state.hotfile import HotFile
-from state.metrics import (
+from state.core.hotfile import HotFile
+from state.metrics.windows import (
     LATE_WINDOWS_KEPT,
     PACKAGED_CATALOG,
     Decision,

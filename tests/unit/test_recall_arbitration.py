@@ -3,9 +3,9 @@ from datetime import timedelta
 
 from schemas.memory import Validity
 from schemas.recall import ContextTurn, VerifierAnswer
-from state.recall_arbitration import VerifyOutcome, arbitrate
-from state.recall_config import load_tables
-from state.recall_scoring import candidate_batch
+from state.recall.arbitration import VerifyOutcome, arbitrate
+from state.recall.config import load_tables
+from state.recall.scoring import candidate_batch
 from tests.recall_support import T0, unit
 
 TABLES = load_tables()

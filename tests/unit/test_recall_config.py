@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from schemas.errors import ConfigurationError
-from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, load_tables, parse_tables, tables_file
+from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, load_tables, parse_tables, tables_file
 
 
 def _docs() -> tuple[dict, dict]:

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state.recall_lexical import bm25_scores, token_set, tokenize
+from state.recall.lexical import bm25_scores, token_set, tokenize
 
 
 def test_english_is_stemmed_and_stopwords_go() -> None:

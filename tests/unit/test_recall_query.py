@@ -1,7 +1,7 @@
 import pytest
 
-from state.recall_config import load_tables
-from state.recall_query import (
+from state.recall.config import load_tables
+from state.recall.query import (
     analyse_query,
     causal_cues,
     classify_question,

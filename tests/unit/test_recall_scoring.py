@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.memory import EmotionLoad, Validity
-from state.recall_config import load_tables
-from state.recall_query import analyse_query
-from state.recall_scoring import candidate_batch, score_pool, top_indices, validity_filter
+from state.recall.config import load_tables
+from state.recall.query import analyse_query
+from state.recall.scoring import candidate_batch, score_pool, top_indices, validity_filter
 from tests.recall_support import T0, unit
 
 TABLES = load_tables()

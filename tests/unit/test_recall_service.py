@@ -14,12 +14,12 @@ from flows.verification import VerificationGuard
 from schemas.errors import StateMirrorError, StoreError
 from schemas.memory import EmotionLoad, Validity
 from schemas.recall import ContextTurn
-from sinks.embedders import load_embedder
-from sinks.recent_actions import InMemoryRecentActions
+from sinks.http.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
+from sinks.models.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
-from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
-from state.hotfile import HotFile
-from state.recall_config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
+from sinks.store.recent_actions import InMemoryRecentActions
+from state.core.hotfile import HotFile
+from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
 from tests.recall_support import T0, ask, fill_store, unit
 from tests.verifier_server import verifier_server
 

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 from schemas.events import ConversationEvent, SessionEnd
 from schemas.recall import RecallResult
 from schemas.session import CriticalEntity
-from state.recall_trigger import TriggerConfig, TriggerState, on_item, response_request
-from state.turn import NormaliseConfig, Turn, normalise_turn
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+from state.recall.trigger import TriggerConfig, TriggerState, on_item, response_request
 from tests.recall_support import T0
 
 

@@ -4,7 +4,7 @@ import bytewax.operators as op
 from bytewax.dataflow import Dataflow
 from bytewax.testing import TestingSource, run_main
 
-from sinks.recent_actions import InMemoryRecentActions, RecentActionsSink
+from sinks.store.recent_actions import InMemoryRecentActions, RecentActionsSink
 from tests.recall_support import T0, unit
 
 

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemas.errors import CalculationError
-from sinks.responder_runner import answer_all
-from state.calculator import calculate, evaluate, find_quantities
-from state.response_tables import decision_tables
+from sinks.respond.runner import answer_all
+from state.respond.calculator import calculate, evaluate, find_quantities
+from state.respond.tables import decision_tables
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.fakes.responder_factories import make_request, make_responder
 

@@ -13,8 +13,15 @@ from hypothesis import strategies as st
 from schemas.errors import ConfigurationError
 from schemas.memory import EmotionLoad
 from schemas.recall import ScoreComponents
-from state.decisions import DecisionSwitches, complexity_score, decide, delivery_channel, promise_strength, soften
-from state.response_tables import DECISIONS_FILE, TEXT_FILE, decision_tables, response_text
+from state.respond.decisions import (
+    DecisionSwitches,
+    complexity_score,
+    decide,
+    delivery_channel,
+    promise_strength,
+    soften,
+)
+from state.respond.tables import DECISIONS_FILE, TEXT_FILE, decision_tables, response_text
 from tests.fakes.responder_factories import make_cue, make_request
 
 TABLES = decision_tables().get()

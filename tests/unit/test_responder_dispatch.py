@@ -14,8 +14,8 @@ from schemas.deadletter import DeadLetter
 from schemas.events import UserCorrection
 from schemas.reflection import ReflectionRecord, SupersedeRequest
 from schemas.response import AgentResponse, ResponseRequest, parse_responder_item
-from sinks.responder import CorrectionOutcome, Outcome, ResponseOutcome
-from sinks.responder_runner import ResponderRunner, handle_all
+from sinks.respond.responder import CorrectionOutcome, Outcome, ResponseOutcome
+from sinks.respond.runner import ResponderRunner, handle_all
 from tests.fakes.fake_openai import FakeOpenAI, closed_port_url
 from tests.fakes.responder_factories import make_cue, make_request, make_responder
 from tests.unit.test_respond_service import FakeMessage, FakeProducer, _process, _service
@@ -66,7 +66,7 @@ def test_the_runner_applies_a_correction_after_the_slow_answer_submitted_before_
 
 def test_a_correction_without_a_previous_answer_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
     responder = make_responder(closed_port_url(), retries=0)
-    with caplog.at_level(logging.INFO, logger="sinks.responder"):
+    with caplog.at_level(logging.INFO, logger="sinks.respond.responder"):
         [outcome] = handle_all(responder, [_fix(session="never-answered")])
     assert isinstance(outcome, CorrectionOutcome)
     assert (outcome.reflection, outcome.supersede, outcome.skipped) == (None, None, "no_previous_answer")

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from schemas.memory import EmotionLoad
-from sinks.responder_runner import answer_all
-from state.decisions import DecisionSwitches
+from sinks.respond.runner import answer_all
+from state.respond.decisions import DecisionSwitches
 from tests.fakes.fake_openai import FakeOpenAI, closed_port_url
 from tests.fakes.responder_factories import make_cue, make_request, make_responder
 

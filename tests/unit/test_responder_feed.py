@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from operators.responder_feed import feed_marker
 from schemas.events import ConversationEvent, SessionEnd, UserCorrection
 from schemas.response import ResponderItem, ResponseRequest
-from state.recall_trigger import TriggerConfig
-from state.responder_feed import MAX_TRACKED, Expected, FeedItem, FeedState, on_item, release_all
+from state.recall.trigger import TriggerConfig
+from state.respond.feed import MAX_TRACKED, Expected, FeedItem, FeedState, on_item, release_all
 
 AT = datetime(2026, 6, 10, 9, tzinfo=UTC)
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sinks.responder_runner import answer_all
-from state.decisions import DecisionSwitches, decide
-from state.prompt import CLOSE_TAG, OPEN_TAG, build_prompt, distil, estimate_tokens, truncate_tokens
-from state.response_tables import decision_tables, response_text
+from sinks.respond.runner import answer_all
+from state.respond.decisions import DecisionSwitches, decide
+from state.respond.prompt import CLOSE_TAG, OPEN_TAG, build_prompt, distil, estimate_tokens, truncate_tokens
+from state.respond.tables import decision_tables, response_text
 from tests.fakes.fake_openai import FakeOpenAI
 from tests.fakes.responder_factories import make_cue, make_request, make_responder
 

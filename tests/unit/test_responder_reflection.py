@@ -14,10 +14,10 @@ from schemas.events import UserCorrection
 from schemas.memory import MemoryUnit, memory_id
 from schemas.reflection import SupersedeRequest
 from sinks.store.base import StoredPoint, StoreFilter
-from sinks.supersede import SupersedeExecutor, statement_memory_id
-from state.decisions import DecisionSwitches
-from state.reflection import Correction, PreviousAnswer, reflect
-from state.response_tables import response_text
+from sinks.store.supersede import SupersedeExecutor, statement_memory_id
+from state.respond.decisions import DecisionSwitches
+from state.respond.reflection import Correction, PreviousAnswer, reflect
+from state.respond.tables import response_text
 from tests.fakes.fake_openai import closed_port_url
 from tests.fakes.memory_store import DictStore
 from tests.fakes.responder_factories import TS, make_cue, make_request, make_responder

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state.language import split_sentences
-from state.segments import segment_sentences
+from state.core.language import split_sentences
+from state.normalise.segments import segment_sentences
 
 
 def test_short_sentences_stay_whole() -> None:

@@ -10,12 +10,12 @@ from bytewax.operators import StatefulLogic
 from operators.entropy import EntropyOpConfig, _EntropyLogic
 from operators.tagging import TaggingConfig, _TagLogic
 from schemas.events import ConversationEvent
-from state.closing import SessionClosed, closed_of
-from state.embedding import Embedder
-from state.entropy import load_entropy_table
-from state.tag_lexicon import load_lexicon
-from state.tagging import TagState
-from state.turn import NormaliseConfig, Turn, normalise_turn
+from state.core.closing import SessionClosed, closed_of
+from state.core.embedding import Embedder
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+from state.tagging.lexicon import load_lexicon
+from state.tagging.tagger import TagState
+from state.units.entropy import load_entropy_table
 
 NOW = datetime(2026, 1, 1, 9, tzinfo=UTC)
 LEX = load_lexicon()

@@ -14,9 +14,9 @@ from flows.cli import app
 from operators.metrics import _ts
 from schemas.errors import MetricsExportError, ModelError
 from schemas.metrics import WindowMetrics
-from sinks.asr import WhisperTranscriber
-from sinks.metrics_sinks import RedisMetricsSink
-from state.metrics import Decision
+from sinks.metrics.exporters import RedisMetricsSink
+from sinks.models.asr import WhisperTranscriber
+from state.metrics.windows import Decision
 
 
 def test_an_undated_decision_never_reaches_the_window_clock() -> None:

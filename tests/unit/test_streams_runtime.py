@@ -14,11 +14,11 @@ from flows.io import OutputSpec, paced_file_input
 from flows.runtime import OUTPUT_TOPICS, attach_topic_sinks, execute, init_recovery, output_topics, recovery_for
 from flows.settings import Settings
 from schemas.errors import ConfigurationError
-from sinks.jsonl_source import JsonlSource
-from sinks.kafka_sink import KafkaRecordSink
-from sinks.kafka_source import KafkaReplaySource, resolve_start
-from sinks.pacing import PacedSource
-from state.embedding import Embedder
+from sinks.files.jsonl_source import JsonlSource
+from sinks.files.pacing import PacedSource
+from sinks.kafka.sink import KafkaRecordSink
+from sinks.kafka.source import KafkaReplaySource, resolve_start
+from state.core.embedding import Embedder
 from tests.conftest import event_dict
 
 

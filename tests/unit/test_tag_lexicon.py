@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from schemas.errors import ConfigurationError
-from state.hotfile import HotFile
-from state.tag_lexicon import DEFAULT_LEXICON, lexicon_file, load_lexicon, parse_lexicon
+from state.core.hotfile import HotFile
+from state.tagging.lexicon import DEFAULT_LEXICON, lexicon_file, load_lexicon, parse_lexicon
 
 
 def _data() -> dict:

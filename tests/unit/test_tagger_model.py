@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from schemas.errors import ConfigurationError
-from sinks.tagger_model import DEFAULT_HEAD, EmbeddingHead, TransformerHead, load_head
-from sinks.tagger_train import fit_dual_head, read_examples, train_embedding_head, train_transformer
-from state.tag_lexicon import CLASSES
+from sinks.models.tagger_model import DEFAULT_HEAD, EmbeddingHead, TransformerHead, load_head
+from sinks.models.tagger_train import fit_dual_head, read_examples, train_embedding_head, train_transformer
+from state.tagging.lexicon import CLASSES
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "sinks" / "resources" / "tagger_examples.jsonl"
+EXAMPLES = Path(__file__).resolve().parents[2] / "sinks" / "models" / "resources" / "tagger_examples.jsonl"
 
 
 def test_the_shipped_examples_are_labelled_for_every_class() -> None:
@@ -106,7 +106,7 @@ def test_head_must_match_its_embedder_and_classes() -> None:
 
 
 def test_shipped_default_head_if_any_loads() -> None:
-    from sinks.tagger_model import default_head
+    from sinks.models.tagger_model import default_head
 
     head = default_head()
     assert (head is None) == (not DEFAULT_HEAD.exists())
@@ -168,12 +168,12 @@ def test_train_tagger_command(tmp_path: Path) -> None:
 
 
 def test_a_head_binds_only_to_its_own_model(static_embedder) -> None:
-    from sinks.embedding_memo import MemoEmbedder
+    from sinks.models.embedding_memo import MemoEmbedder
 
     head = default_head_or_skip()
     with pytest.raises(ConfigurationError, match="trained on"):
         head.bind(static_embedder)
-    from sinks.embedders import load_embedder
+    from sinks.models.embedders import load_embedder
 
     shared = MemoEmbedder(load_embedder(head.embedder_kind))
     head.bind(shared)
@@ -184,8 +184,8 @@ def test_a_head_binds_only_to_its_own_model(static_embedder) -> None:
 
 
 def default_head_or_skip() -> EmbeddingHead:
-    from sinks.tagger_model import default_head
+    from sinks.models.tagger_model import default_head
 
     head = default_head()
-    assert head is not None, "the repository ships sinks/resources/tagger_head.json"
+    assert head is not None, "the repository ships sinks/models/resources/tagger_head.json"
     return head

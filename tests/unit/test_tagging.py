@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.events import AsrInfo, AsrPause, ConversationEvent
-from state.tag_lexicon import CLASSES, TagLexicon, load_lexicon
-from state.tagging import TagConfig, TagState, cue_text, tag_segment, tag_texts, tag_turn, turn_intent
-from state.turn import NormaliseConfig, normalise_turn
+from state.normalise.turn import NormaliseConfig, normalise_turn
+from state.tagging.lexicon import CLASSES, TagLexicon, load_lexicon
+from state.tagging.tagger import TagConfig, TagState, cue_text, tag_segment, tag_texts, tag_turn, turn_intent
 
 LEX = load_lexicon()
 TS = datetime(2026, 1, 1, 8, tzinfo=UTC)
@@ -250,7 +250,7 @@ def test_english_valence_library_is_named_when_it_moves_stress() -> None:
 
 
 def test_the_lexicon_half_does_not_carry_stress() -> None:
-    # The speaker's running stress is carried on each unit's final stress (state/unit_emotion.py):
+    # The speaker's running stress is carried on each unit's final stress (state/units/emotion.py):
     # carrying it here too would count the past twice.
     state, _ = tag_turn(None, _turn("你们太过分了！到底怎么回事！", speaker="A"), TagConfig(), LEX)
     _, calm_after_anger = tag_turn(state, _turn("好的。", speaker="A", event_id="e2"), TagConfig(), LEX)

@@ -11,8 +11,8 @@ import pytest
 from schemas.events import ConversationEvent, SessionEnd
 from schemas.memory import IntentScores
 from schemas.session import ArchivedTask, SessionState
-from state.task_fsm import Output, TaskConfig, TaskResources, expire, step
-from state.turn import NormaliseConfig, Turn, normalise_turn
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+from state.task.fsm import Output, TaskConfig, TaskResources, expire, step
 from tests.fixtures.task_support import T0, end_event, resources, turn_event
 
 CFG = TaskConfig()

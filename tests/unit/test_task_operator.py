@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from operators.task_fsm import TaskLogic, TaskOperatorConfig, discardable, next_deadline
 from schemas.session import ArchivedTask, SessionState
-from state.turn import NormaliseConfig, Turn, normalise_turn
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
 from tests.fixtures.task_support import T0, end_event, task_data, turn_event
 
 DATA = task_data()
@@ -115,7 +115,7 @@ def test_deadline_and_discard_rules() -> None:
 
 def test_mirror_partition_backs_off_during_an_outage_and_catches_up() -> None:
     from schemas.errors import StateMirrorError
-    from sinks.state_mirror import InMemoryStateMirror, _MirrorPartition
+    from sinks.redis.state_mirror import InMemoryStateMirror, _MirrorPartition
 
     class Flaky(InMemoryStateMirror):
         def __init__(self) -> None:

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from operators.task_fsm import TaskLogic, TaskOperatorConfig
 from schemas.events import ConversationEvent, SessionEnd
 from schemas.session import ArchivedTask, SessionState
-from state.task_data import TaskData
-from state.task_fsm import Output, TaskConfig, step
-from state.turn import NormaliseConfig, Turn, normalise_turn
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+from state.task.data import TaskData
+from state.task.fsm import Output, TaskConfig, step
 from tests.fixtures.task_support import T0, task_data
 
 TEXTS = [

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from schemas.errors import ResourceFileError, TransitionTableError
-from state.datafiles import packaged, read_data
-from state.task_table import Rule, load_table, parse_table
+from state.core.datafiles import packaged, read_data
+from state.task.table import Rule, load_table, parse_table
 
 SHIPPED = packaged("task_table.customer_service.yaml")
 TRAVEL = Path(__file__).resolve().parents[2] / "docs" / "examples" / "task_table.travel.yaml"

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from operators.terms import annotate_terms
 from schemas.events import ConversationEvent
-from state.terms import TermLexicon, TermsConfig, load_term_lexicon, match_terms, note_sentence
-from state.turn import NormaliseConfig, normalise_turn
-from state.units import turn_entropy, units_from_turn
+from state.normalise.turn import NormaliseConfig, normalise_turn
+from state.terms.whitelist import TermLexicon, TermsConfig, load_term_lexicon, match_terms, note_sentence
+from state.units.assemble import turn_entropy, units_from_turn
 
 LEX: TermLexicon = load_term_lexicon().get()
 CFG = TermsConfig()

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evals.time_gold import dateparser_only, judge, load_gold, ours
-from state import times_zh
-from state.language import language_mix
-from state.times import normalise_times
-from state.times_zh import chinese_number, parse_chinese, parse_point
+from state.core.language import language_mix
+from state.time import chinese as times_zh
+from state.time.chinese import chinese_number, parse_chinese, parse_point
+from state.time.extract import normalise_times
 
 BASE = datetime(2026, 3, 4, 10, 15, tzinfo=UTC)  # a Wednesday
 

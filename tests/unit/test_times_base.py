@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from state.language import language_mix, split_sentences
-from state.times import normalise_times
+from state.core.language import language_mix, split_sentences
+from state.time.extract import normalise_times
 
 BASE = datetime(2026, 1, 1, 8, 0, tzinfo=UTC)  # a Thursday
 

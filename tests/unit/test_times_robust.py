@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from state.language import language_mix
-from state.times import normalise_times
+from state.core.language import language_mix
+from state.time.extract import normalise_times
 
 
 def test_a_year_jionlp_cannot_print_as_iso_is_skipped_not_raised() -> None:

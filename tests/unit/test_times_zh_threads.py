@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from state.times_zh import parse_chinese
+from state.time.chinese import parse_chinese
 
 
 def test_concurrent_parses_give_the_results_of_a_lone_parse() -> None:

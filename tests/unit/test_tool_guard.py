@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from state.tool_guard import GuardConfig, GuardState, admit, health, p95_ms, record
+from state.recall.tool_guard import GuardConfig, GuardState, admit, health, p95_ms, record
 
 C = GuardConfig()
 

@@ -16,12 +16,13 @@ from hypothesis import strategies as st
 
 from operators.unit_emotion import UnitEmotionConfig, _UnitEmotionLogic
 from schemas.events import ConversationEvent
-from state.closing import SessionClosed
-from state.segments import UnitSpan
-from state.tag_lexicon import load_lexicon
-from state.tagging import TagConfig, Vector, tag_turn
-from state.turn import NormaliseConfig, Turn, normalise_turn
-from state.unit_emotion import (
+from state.core.closing import SessionClosed
+from state.normalise.segments import UnitSpan
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
+from state.tagging.lexicon import load_lexicon
+from state.tagging.tagger import TagConfig, Vector, tag_turn
+from state.units.assemble import blend_unit_emotion, units_from_turn
+from state.units.emotion import (
     CARRY_CUE,
     SPEAKERS_KEPT,
     CarryState,
@@ -30,7 +31,6 @@ from state.unit_emotion import (
     end_session,
     unit_emotion_turn,
 )
-from state.units import blend_unit_emotion, units_from_turn
 
 LEX = load_lexicon()
 TS = datetime(2026, 1, 1, 8, tzinfo=UTC)

@@ -8,9 +8,9 @@ import pytest
 
 from schemas.errors import CyclePatternError
 from schemas.memory import TimeExpression, Validity
-from state.datafiles import packaged, read_data
-from state.times import normalise_times
-from state.validity import (
+from state.core.datafiles import packaged, read_data
+from state.time.extract import normalise_times
+from state.validity.rules import (
     PromotionCalendar,
     ValidityLexicon,
     assign_validity,
@@ -84,7 +84,7 @@ def test_end_cue_sets_effective_to(lex: ValidityLexicon, cal: PromotionCalendar)
     "text", ["The new return rule applies from December 1", "Starting next Monday, returns need a receipt"]
 )
 def test_start_cue_sets_effective_from(lex: ValidityLexicon, cal: PromotionCalendar, text: str) -> None:
-    # (state/times.py finds no time in "12月1日起生效"; the Chinese start cue 起 is covered by the lexicon.)
+    # (state/time/extract.py finds no time in "12月1日起生效"; the Chinese start cue 起 is covered by the lexicon.)
     v = assign_validity(text, normalise_times(text, TS, "en", timezone="Asia/Shanghai"), TS, lex, cal)
     assert v.effective_from is not None
     assert v.effective_from > TS

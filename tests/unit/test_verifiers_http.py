@@ -8,8 +8,8 @@ import pytest
 
 from flows.verification import VerificationGuard
 from schemas.errors import ConfigurationError, VerifierError
-from sinks.verifiers import HttpVerifier, VerifierPool, VerifierRegistry, VerifyRequest
-from state.tool_guard import GuardConfig
+from sinks.http.verifiers import HttpVerifier, VerifierPool, VerifierRegistry, VerifyRequest
+from state.recall.tool_guard import GuardConfig
 from tests.verifier_server import verifier_server
 
 

@@ -24,8 +24,8 @@ from bytewax.testing import TestingSource, run_main
 from flows.respond import build_responder
 from flows.settings import Settings
 from schemas.response import ResponseRequest
-from sinks.responder import ResponseOutcome
-from sinks.responder_runner import ResponderRunner, ResponderSink
+from sinks.respond.responder import ResponseOutcome
+from sinks.respond.runner import ResponderRunner, ResponderSink
 
 BASE_URL = os.environ["RECALLFLOW_VLLM_BASE_URL"]
 MODEL = os.environ.get("RECALLFLOW_VLLM_MODEL", "smollm2-135m")

@@ -18,8 +18,8 @@ from flows.respond import build_responder
 from flows.runtime import close_stores, open_store, recall_service_for
 from flows.settings import Settings
 from schemas.response import ResponseRequest
-from sinks.embedders import load_embedder
-from sinks.responder_runner import answer_all
+from sinks.models.embedders import load_embedder
+from sinks.respond.runner import answer_all
 from sinks.store.sink import StoreSink
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

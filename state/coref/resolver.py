@@ -1,0 +1,324 @@
+"""Coreference with dynamic windows (SPEC §5.2): per-session mention window and its pure transition.
+
+State: `CorefState` per session — the last mentions of entities (at most `max_window`, 80),
+the type the conversation is about (`focus`), the last event time, and the end of the session
+if one was announced. Each turn: entity mentions are found (`state.coref.mentions`), anaphors
+(`state.coref.anaphora`) are resolved against the last `window` mentions (50), or `wide_window` (80)
+when the turn holds a back-reference cue (上一轮, 刚才, 上次, 之前, earlier, last time), plus the
+mentions earlier in the same turn; the most recent type-compatible mention wins, a weak
+reference (那个蓝色的盒子, the blue one) binds to the entity its descriptor was said with. The
+guess is explicit: every chosen referent fills `antecedent_span` (offsets in `context_window`),
+`antecedent_turn_id` and `context_window` (the sentence where the antecedent was last named).
+Questions whose verb is 问/咨询/确认 go to review: `needs_human_review`, and the referent of the
+questioner (a person, or anything before the verb) is cleared, not guessed.
+
+Discarded: on SessionEnd (`end_session` marks it; the operator drops it after a grace period so
+a turn still in flight resolves the same), and by the operator's idle timer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from schemas.memory import CorefAnchor
+from state.core.language import Sentence
+from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.lexicon import CorefLexicon
+from state.coref.mentions import extract_mentions
+from state.coref.names import Named, core_name, demonstrated, overlaps
+
+_CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
+
+
+@dataclass(frozen=True, slots=True)
+class CorefConfig:
+    window: int = 50
+    wide_window: int = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """An entity as last named in the session: what an anaphor can resolve to."""
+
+    entity: str
+    surface: str
+    types: tuple[str, ...]
+    turn_id: str
+    sentence: str
+    span: tuple[int, int]  # of `surface` in `sentence`
+    descriptors: tuple[str, ...]
+    seq: int
+    salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
+
+
+@dataclass(frozen=True, slots=True)
+class CorefState:
+    mentions: tuple[Mention, ...] = ()
+    seq: int = 0
+    focus: str | None = None
+    last_ts: datetime | None = None
+    ended_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CorefTurn:
+    """What the resolver needs of a turn."""
+
+    turn_id: str
+    ts: datetime
+    sentences: tuple[Sentence, ...]
+
+
+def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
+    """2: the types agree; 1: the mention is untyped; 0: they disagree."""
+    if not types:
+        return 1
+    if anaphor_type is None:
+        return 0 if types == ("person",) else 2
+    if anaphor_type == BUSINESS:
+        return 2 if set(types) & lex.business_types else 0
+    return 2 if anaphor_type in types else 0
+
+
+def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> tuple[Mention | None, float]:
+    """The referent: by descriptor for a weak reference; else the most recent type-compatible salient
+    mention, then any type-compatible one, then the most recent untyped one."""
+    if anaphor.descriptors:
+        bound = [
+            m
+            for m in candidates
+            if set(anaphor.descriptors) & set(m.descriptors) and _compatible(anaphor.type, m.types, lex)
+        ]
+        if bound:
+            return bound[-1], min(1.0, anaphor.confidence + 0.1)
+    penalty = 0.6 if anaphor.descriptors else 1.0
+    for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
+        for mention in reversed(pool):
+            if _compatible(anaphor.type, mention.types, lex) == 2:
+                confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
+                return mention, confidence * penalty
+    for mention in reversed(candidates):
+        if _compatible(anaphor.type, mention.types, lex) == 1:
+            return mention, anaphor.confidence * 0.6
+    if anaphor.type in lex.place_types and anaphor.kind != "contrast":
+        # 该餐馆 right after 给您推荐钓鱼台国宾馆: with no place of the asked type in the window, the
+        # place just recommended is meant, whatever its name's suffix says
+        places = [m for m in candidates if m.salient and set(m.types) & lex.place_types]
+        if places and not any(_compatible(anaphor.type, m.types, lex) for m in candidates):
+            return places[-1], 0.3
+    if anaphor.head is None and anaphor.kind == "anaphor" and not anaphor.text.endswith("们"):
+        # 他家, 他的周边: colloquially the place in focus as often as a person
+        for mention in reversed([m for m in candidates if m.salient] or candidates):
+            return mention, 0.3
+    return None, 0.0
+
+
+def _known(named: Named, candidates: list[Mention]) -> Mention | None:
+    """A shortened name of an entity already in the window (海洋馆 for 北京海洋馆)."""
+    if named.dictionary or len(named.surface) < 2 or any(m.entity == named.entity for m in candidates):
+        return None  # itself an entity of the window (香山 beside 香山饭店中餐厅)
+    for mention in reversed(candidates):
+        if mention.entity != named.entity and named.surface in mention.entity:
+            return mention
+    return None
+
+
+def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: CorefLexicon) -> list[Named]:
+    """Entities of the window said again, by their name (泰山要爬多久, where no rule finds a name) or by
+    the name without its type suffix or branch (八大处 for 八大处公园, 海底捞 for 海底捞火锅(牡丹园店)):
+    progressive binding of what is said to the entity said before."""
+    taken = [n.span for n in named]
+    found: list[Named] = []
+    for mention in reversed(candidates):
+        for form in (mention.entity, _stem(mention.entity, lex)):
+            if form is None or len(form) < 2 or any(form in n.surface for n in named + found):
+                continue
+            at = text.find(form)
+            span = (at, at + len(form))
+            if at < 0 or overlaps(span, taken) or demonstrated(text, at):
+                continue  # 这段长城: a demonstrative before it makes it a reference, resolved as one
+            found.append(Named(form, mention.entity, mention.types, span, "known", 0.7))
+            taken.append(span)
+            break
+    return found
+
+
+def _stem(entity: str, lex: CorefLexicon) -> str | None:
+    core = core_name(entity)
+    ends = [s for s in lex.type_suffixes if core.endswith(s) and len(s) >= 2 and not s.isascii()]
+    if not ends:
+        return None
+    stem = core[: -max(map(len, ends))]
+    return stem if len(stem) >= 3 and stem not in lex.name_stop and re.fullmatch(r"[\u4e00-\u9fff]+", stem) else None
+
+
+def _entity_anchor(named: Named, sentence: Sentence, turn_id: str) -> CorefAnchor:
+    return CorefAnchor(
+        mention=named.surface,
+        core_referent=named.surface,
+        resolved_entity=named.entity,
+        entity_type=named.types[0] if len(named.types) == 1 else None,
+        antecedent_span=named.span,
+        antecedent_turn_id=turn_id,
+        context_window=sentence.text,
+        confidence=named.confidence,
+        kind="entity",
+        mention_span=(sentence.start + named.span[0], sentence.start + named.span[1]),
+    )
+
+
+def _anaphor_anchor(anaphor: Anaphor, sentence: Sentence, chosen: Mention | None, confidence: float) -> CorefAnchor:
+    span = (sentence.start + anaphor.span[0], sentence.start + anaphor.span[1])
+    if chosen is None:
+        return CorefAnchor(
+            mention=anaphor.text,
+            core_referent=anaphor.head,
+            entity_type=anaphor.type,
+            confidence=0.0,
+            kind=anaphor.kind,
+            mention_span=span,
+        )
+    return CorefAnchor(
+        mention=anaphor.text,
+        core_referent=anaphor.head or chosen.surface,
+        resolved_entity=chosen.entity,
+        entity_type=chosen.types[0] if len(chosen.types) == 1 else anaphor.type,
+        antecedent_span=chosen.span,
+        antecedent_turn_id=chosen.turn_id,
+        context_window=chosen.sentence,
+        confidence=round(confidence, 3),
+        kind=anaphor.kind,
+        mention_span=span,
+    )
+
+
+def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, int]) -> CorefAnchor:
+    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person, or what
+    precedes the verb in its clause) is not guessed."""
+    start = anchor.mention_span[0] - sentence.start if anchor.mention_span else 0
+    subject = clause[0] <= start < clause[1]
+    if anchor.kind != "entity" and (anchor.entity_type == "person" or subject):
+        return anchor.model_copy(update={"resolved_entity": None, "confidence": 0.0, "needs_human_review": True})
+    return anchor.model_copy(update={"needs_human_review": True})
+
+
+def _recommended(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
+    """A name right after a recommendation (推荐您去A, I recommend the A): in focus even in a list."""
+    lead = max(0, span[0] - 16)
+    return any(0 <= span[0] - (lead + h.end) <= 5 for h in lex.focus_triggers.find(text[lead : span[0]]))
+
+
+def _landmark(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
+    """A reference said as where something is (酒店附近, 它周边): a background cue right after it."""
+    return any(h.start <= 1 for h in lex.background_cues.find(text[span[1] : span[1] + 4]))
+
+
+def _background_ranges(text: str, lex: CorefLexicon) -> list[tuple[int, int]]:
+    """Where names are background: from a cue (周边, 附近) to the end of its clause or the next
+    recommendation (周边餐馆都不符合，A也不错 / 周边没有，推荐您去A: A is in focus). A list inside the
+    clause (周边有A, B、C) stays background."""
+    stops = sorted([h.start for h in lex.focus_triggers.find(text)] + [m.start() for m in _CLAUSE_BREAK.finditer(text)])
+    ranges = []
+    for hit in lex.background_cues.find(text):
+        end = next((at for at in stops if at >= hit.end), len(text))
+        ranges.append((hit.end, end))
+    return ranges
+
+
+def end_session(state: CorefState | None, ts: datetime) -> CorefState | None:
+    """A SessionEnd at `ts`: keep the window for turns still in flight, mark where the session ended."""
+    return None if state is None else replace(state, ended_at=ts)
+
+
+def resolve_turn(
+    state: CorefState | None, turn: CorefTurn, config: CorefConfig, lex: CorefLexicon
+) -> tuple[CorefState, tuple[CorefAnchor, ...]]:
+    """Resolve one turn's references; returns the new state and the turn's anchors, in text order.
+
+    >>> from datetime import UTC, datetime
+    >>> from state.coref.lexicon import load_coref_lexicon
+    >>> from state.core.language import split_sentences
+    >>> lex, cfg, ts = load_coref_lexicon().get(), CorefConfig(), datetime(2026, 1, 1, tzinfo=UTC)
+    >>> s, _ = resolve_turn(None, CorefTurn("t1", ts, split_sentences("推荐您去人均68元的讲礼驴肉馆用餐。")), cfg, lex)
+    >>> s, anchors = resolve_turn(s, CorefTurn("t2", ts, split_sentences("这家餐馆的地址在哪？")), cfg, lex)
+    >>> anchors[0].mention, anchors[0].resolved_entity, anchors[0].antecedent_turn_id
+    ('这家餐馆', '讲礼驴肉馆', 't1')
+    """
+    if state is None or (state.ended_at is not None and turn.ts > state.ended_at):
+        state = CorefState()
+    text = " ".join(s.text for s in turn.sentences)
+    size = config.wide_window if has_backref_cue(text, lex) else config.window
+    window = list(state.mentions[-size:])
+    seq = state.seq
+    new: list[Mention] = []
+    anchors: list[CorefAnchor] = []
+    focus = state.focus
+    referred = False
+    landmarks: set[int] = set()  # refreshed referents said as a landmark (酒店附近)
+    for sentence in turn.sentences:
+        named = extract_mentions(sentence.text, lex, focus=state.focus)
+        named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
+        anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
+        events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
+        listed = len({n.entity for n in named if not n.dictionary and n.source != "frame"}) >= 2
+        background = _background_ranges(sentence.text, lex)
+        for _, item in sorted(events, key=lambda e: e[0]):
+            seq += 1
+            if isinstance(item, Named):
+                known = _known(item, window + new)
+                if known is not None:
+                    item = replace(item, entity=known.entity, types=known.types)
+                anchors.append(_entity_anchor(item, sentence, turn.turn_id))
+                recommended = _recommended(sentence.text, item.span, lex)
+                salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
+                new.append(
+                    Mention(
+                        item.entity,
+                        item.surface,
+                        item.types,
+                        turn.turn_id,
+                        sentence.text,
+                        item.span,
+                        item.descriptors,
+                        seq,
+                        salient,
+                    )
+                )
+                continue
+            chosen, confidence = _choose(item, window + new, lex)
+            if chosen is None and (item.head == item.text or item.kind == "contrast"):
+                continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
+            anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
+            referred = True
+            if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named
+                if _landmark(sentence.text, item.span, lex):
+                    landmarks.add(len(new))
+                new.append(
+                    replace(
+                        chosen,
+                        descriptors=tuple(dict.fromkeys(chosen.descriptors + item.descriptors)),
+                        seq=seq,
+                        salient=True,
+                    )
+                )
+        if not named and not referred:
+            zero = zero_anaphor(sentence.text, lex)
+            if zero is not None:
+                chosen, confidence = _choose(zero, window + new, lex)
+                anchors.append(_anaphor_anchor(zero, sentence, chosen, confidence))
+                referred = True
+        type_words = [h.value for h in lex.type_nouns.find(sentence.text)]
+        if type_words:
+            focus = type_words[-1]
+        clause = question_rule_applies(sentence.text, lex)
+        if clause is not None:
+            for i, anchor in enumerate(anchors):
+                if anchor.mention_span and sentence.start <= anchor.mention_span[0] < sentence.end:
+                    anchors[i] = _question_rule(anchor, sentence, clause)
+    if any(m.salient and m.turn_id == turn.turn_id for m in new):
+        # 去中国动物博物馆吧，在酒店附近: the hotel is a landmark for the place named, not the focus
+        new = [replace(m, salient=False) if i in landmarks else m for i, m in enumerate(new)]
+    mentions = (state.mentions + tuple(new))[-config.wide_window :]
+    return CorefState(mentions, seq, focus, turn.ts, state.ended_at), tuple(anchors)

@@ -1,0 +1,78 @@
+"""A conversation turn as it moves through the write path, and its normalisation (SPEC §5.1).
+
+`Turn` is the slotted record passed between write-path operators; each operator fills its
+own fields with `dataclasses.replace` and leaves the rest alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schemas.events import ConversationEvent
+from schemas.memory import CorefAnchor, TimeExpression
+from schemas.session import TaskAnnotation
+from state.core.language import LangMix, Sentence, clean_text, language_mix, split_sentences
+from state.normalise.segments import Segment, SegmentTags, UnitSpan
+from state.terms.whitelist import SentenceNote
+from state.time.extract import normalise_times
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    event: ConversationEvent
+    lang: LangMix
+    text: str
+    sentences: tuple[Sentence, ...]
+    times: tuple[TimeExpression, ...]
+    task_id: str | None = None
+
+    # -- write-time filters I (coreference, terms, authority): fields owned by issue 3 --
+    coref: tuple[CorefAnchor, ...] = ()  # anchors of the whole turn, in text order
+    terms: tuple[str, ...] = ()  # whitelisted terms of the turn, first occurrence order
+    sentence_notes: tuple[SentenceNote, ...] = ()  # one per sentence: terms, entropy shortcut, authority
+    priority_flag: bool = False  # any sentence holds an authority word
+
+    # -- write-time filters II (intent/emotion tags, entropy): fields owned by issue 9 --
+    # Read by the entropy cut, written upstream by the term/authority filter (issue 3); aligned
+    # with `sentences`, missing entries mean the defaults (no priority, no override):
+    #   sentence_priority[i]          authority sentence: priority_flag, entropy >= 0.5, never merged
+    #   sentence_entropy_override[i]  e.g. 0.1 for a short sentence holding a whitelisted term (skips entropy)
+    sentence_priority: tuple[bool, ...] = ()
+    sentence_entropy_override: tuple[float | None, ...] = ()
+    # Written by tagging (operators/tagging.py) and the entropy cut (operators/entropy.py):
+    segments: tuple[Segment, ...] = ()  # clause-level segments of the sentences
+    tags: tuple[SegmentTags, ...] = ()  # aligned with segments
+    turn_intent: tuple[float, ...] = ()  # the turn's main intent, 6 probabilities (CLASSES order)
+    turn_intent_label: str = "neutral"
+    segment_entropy: tuple[float, ...] = ()  # aligned with segments, 0–1
+    unit_cut: tuple[UnitSpan, ...] = ()  # the memory units: atomic segments and merged low-entropy runs
+    unit_emotion: tuple[tuple[float, float, float, float], ...] = ()  # per unit, lexicon + head (stress … cooperation)
+
+    # -- task state machine and validity: fields owned by issue 4 --
+    # The task state machine's verdict on this turn (stage, transition, goal anchor with a
+    # clarification question, entities it named or referred to, commitments it looked back at).
+    # `task_id` above is set to the task the turn belongs to.
+    task: TaskAnnotation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NormaliseConfig:
+    timezone: str = "UTC"
+    pause_split_ms: int = 700
+
+
+def normalise_turn(event: ConversationEvent, config: NormaliseConfig) -> Turn:
+    """Clean, split and time-normalise one turn against the event's own timestamp.
+
+    >>> from datetime import UTC, datetime
+    >>> ev = ConversationEvent(event_id="e", session_id="s", ts=datetime(2026, 1, 1, 8, tzinfo=UTC),
+    ...                        text="明天下午三点开会")
+    >>> normalise_turn(ev, NormaliseConfig()).times[0].start.isoformat()
+    '2026-01-02T15:00:00+00:00'
+    """
+    mix = language_mix(event.text)
+    text = clean_text(event.text, mix)
+    pauses = event.asr.pauses if event.asr is not None else ()
+    sentences = split_sentences(text, pauses, pause_split_ms=config.pause_split_ms)
+    times = normalise_times(text, event.ts, mix, timezone=event.tz or config.timezone)
+    return Turn(event=event, lang=mix, text=text, sentences=sentences, times=times)

@@ -1,0 +1,316 @@
+"""The causal cue activator (SPEC §5.8): validity filtering and one vectorised scoring pass.
+
+Input: a `CandidateBatch` (the memories recall fetched, as arrays) and a `QueryAnalysis`.
+Output: `PoolScores`, one array per score component plus the eligibility mask and the
+validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded data).
+
+    relevance = semantic + lexical (+ a share of the neighbouring turns' relevance)
+              + person (said by the person the question names) + entity (same identifier)
+    css       = 0.40·emotion_match + 0.25·time_proximity + 0.20·severity
+              + 0.15·resolution_gap + 0.10·commitment_strength
+    final     = relevance + (alpha_base + alpha_cue·cue_intensity + class css_boost)·css,
+                × verification factor
+
+The causal-cue score counts in proportion to the causal cues in the question ("again",
+frustration, urgency): on "the same problem again" it lifts the open, severe, emotionally
+matching complaint over similar-sounding chit-chat; on a plain open question relevance
+leads. Semantic relevance is min-max scaled over the pool and lexical over its maximum, so
+the two mix on one scale whatever the embedder's cosine range.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from state.recall.config import RecallTables
+from state.recall.lexical import bm25_scores, tokenize
+from state.recall.query import QueryAnalysis
+
+F = npt.NDArray[np.float64]
+B = npt.NDArray[np.bool_]
+
+_SEVERITY_CODES = {"high": 0, "medium": 1, "low": 2}
+_RESOLUTION_CODES = {"pending": 0, "resolved": 1, "none": 2}
+_VALIDITY_CODES = {"permanent": 0, "periodic": 1, "transient": 2}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def _epoch(value: object) -> float:
+    if value is None:
+        return float("nan")
+    if isinstance(value, datetime):
+        return value.timestamp()
+    return datetime.fromisoformat(str(value)).timestamp()
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateBatch:
+    """Candidates as parallel arrays (built once per recall from store payloads)."""
+
+    ids: tuple[str, ...]
+    payloads: tuple[Mapping[str, Any], ...]
+    tokens: tuple[tuple[str, ...], ...]
+    semantic: F
+    ts: F
+    session: npt.NDArray[np.int64]
+    emotion: F
+    severity: npt.NDArray[np.int64]
+    resolution: npt.NDArray[np.int64]
+    resolved_at: F
+    commitment: F
+    confidence: F
+    validity: npt.NDArray[np.int64]
+    effective_from: F
+    effective_to: F
+    topics: tuple[str | None, ...]
+    speakers: tuple[str, ...]
+    lowered: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+def candidate_batch(
+    ids: Sequence[str], payloads: Sequence[Mapping[str, Any]], semantic: Sequence[float], stopwords: frozenset[str]
+) -> CandidateBatch:
+    """Arrays from MemoryUnit payloads (JSON dicts as the store returns them) and cosine scores."""
+    n = len(ids)
+    emotion = np.zeros((n, 4))
+    sessions: dict[str, int] = {}
+    session = np.empty(n, dtype=np.int64)
+    for i, p in enumerate(payloads):
+        emo = p.get("emotion") or {}
+        emotion[i] = (
+            emo.get("stress", 0.0),
+            emo.get("urgency", 0.0),
+            1.0 - emo.get("certainty", 0.5),
+            1.0 - emo.get("cooperation", 0.5),
+        )
+        session[i] = sessions.setdefault(str(p.get("session_id")), len(sessions))
+    validity = [p.get("validity") or {} for p in payloads]
+    return CandidateBatch(
+        ids=tuple(ids),
+        payloads=tuple(payloads),
+        tokens=tuple(tokenize(str(p.get("text", "")), stopwords) for p in payloads),
+        semantic=np.asarray(semantic, dtype=np.float64),
+        ts=np.array([_epoch(p.get("ts")) for p in payloads]),
+        session=session,
+        emotion=emotion,
+        severity=np.array([_SEVERITY_CODES.get(str(p.get("severity")), 2) for p in payloads], dtype=np.int64),
+        resolution=np.array(
+            [_RESOLUTION_CODES.get(str(p.get("resolution_status")), 2) for p in payloads], dtype=np.int64
+        ),
+        resolved_at=np.array([_epoch(p.get("resolved_at")) for p in payloads]),
+        commitment=np.array([float(p.get("commitment_strength", 0.0)) for p in payloads]),
+        confidence=np.array([float(p.get("confidence_score", 0.75)) for p in payloads]),
+        validity=np.array([_VALIDITY_CODES.get(str(v.get("validity_type")), 0) for v in validity], dtype=np.int64),
+        effective_from=np.array([_epoch(v.get("effective_from")) for v in validity]),
+        effective_to=np.array([_epoch(v.get("effective_to")) for v in validity]),
+        topics=tuple(p.get("topic") for p in payloads),
+        speakers=tuple(str(p.get("speaker") or "").lower() for p in payloads),
+        lowered=tuple(str(p.get("text", "")).lower() for p in payloads),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    index: int
+    decision: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class PoolScores:
+    emotion_match: F
+    time_proximity: F
+    severity: F
+    resolution_gap: F
+    commitment_strength: F
+    semantic: F
+    lexical: F
+    person: F
+    entity: F
+    relevance: F
+    css: F
+    final: F
+    eligible: B
+    decisions: tuple[Decision, ...]
+    people: tuple[str, ...]
+
+
+def _cycle_active(pattern: str | None, now: datetime) -> bool:
+    """Periodic rules: `every_<weekday>`, `weekends`, `weekdays`; other patterns are not judged here."""
+    if not pattern:
+        return True
+    p = pattern.lower()
+    day = now.weekday()
+    if p.startswith("every_") and p[6:] in _WEEKDAYS:
+        return _WEEKDAYS.index(p[6:]) == day
+    if p == "weekends":
+        return day >= 5
+    if p == "weekdays":
+        return day < 5
+    return True
+
+
+def validity_filter(
+    batch: CandidateBatch,
+    now: datetime,
+    tables: RecallTables,
+    *,
+    needs_certainty: bool,
+    class_topics: frozenset[str] | None,
+) -> tuple[B, list[Decision]]:
+    """Which candidates may be recalled at `now`: never expired, not yet effective, off-cycle,
+    below `min_confidence` when certainty is needed, or tagged with another class's topic."""
+    t = now.timestamp()
+    with np.errstate(invalid="ignore"):
+        expired = batch.effective_to < t
+        not_yet = batch.effective_from > t
+    low = batch.confidence < tables.validity.min_confidence if needs_certainty else np.zeros(len(batch), bool)
+    eligible = ~(expired | not_yet | low)
+    decisions: list[Decision] = []
+    for i in np.flatnonzero(expired | not_yet):
+        what = "effective_to" if expired[i] else "effective_from"
+        decisions.append(Decision(int(i), "expired", f"{what} {batch.payloads[i]['validity'].get(what)}"))
+    for i in np.flatnonzero(low & ~(expired | not_yet)):
+        decisions.append(Decision(int(i), "low_confidence", f"confidence {batch.confidence[i]:.2f}"))
+    for i in np.flatnonzero((batch.validity == 1) & eligible):
+        pattern = (batch.payloads[i].get("validity") or {}).get("cycle_pattern")
+        if not _cycle_active(pattern, now):
+            eligible[i] = False
+            decisions.append(Decision(int(i), "expired", f"cycle {pattern} not active on {now:%A}"))
+    if class_topics is not None:
+        in_class = np.array([t is None or t in class_topics for t in batch.topics], dtype=bool)
+        # A class that would leave nothing is a misread question, not an empty memory.
+        if (eligible & in_class).any():
+            eligible &= in_class
+    return eligible, decisions
+
+
+def _scaled(x: F, min_range: float) -> F:
+    """Min-max over the pool, with a floor on the range: in a pool of two, a 0.05 cosine gap
+    must not count as the whole scale."""
+    if x.size == 0:
+        return x
+    lo, hi = float(x.min()), float(x.max())
+    span = max(hi - lo, min_range)
+    return (x - lo) / span if span > 0 else np.zeros_like(x)
+
+
+def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
+    """Relevance of each candidate's previous and next turn in the same session (0 if absent)."""
+    n = len(batch)
+    prev, nxt = np.zeros(n), np.zeros(n)
+    if n < 2:
+        return prev, nxt
+    order = np.lexsort((batch.ts, batch.session))
+    ts, sess, r = batch.ts[order], batch.session[order], rel[order]
+    with np.errstate(invalid="ignore"):
+        linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)
+    prev[order[1:]] = np.where(linked, r[:-1], 0.0)
+    nxt[order[:-1]] = np.where(linked, r[1:], 0.0)
+    return prev, nxt
+
+
+def confirmed_people(query: QueryAnalysis, batch: CandidateBatch, known_people: Sequence[str]) -> tuple[str, ...]:
+    """Name candidates that are people: a speaker in the pool, or known to the caller."""
+    speakers = set(batch.speakers)
+    known = set(known_people)
+    return tuple(n for n in query.name_candidates if n.lower() in speakers or n in known)
+
+
+def score_pool(
+    query: QueryAnalysis,
+    batch: CandidateBatch,
+    tables: RecallTables,
+    now: datetime,
+    *,
+    known_people: Sequence[str] = (),
+    factors: F | None = None,
+) -> PoolScores:
+    """Score every candidate in one pass; `factors` are verification multipliers (1 = untouched)."""
+    n = len(batch)
+    t = now.timestamp()
+    spec = query.class_spec
+    eligible, decisions = validity_filter(
+        batch, now, tables, needs_certainty=query.needs_certainty, class_topics=spec.topics if spec else None
+    )
+    people = confirmed_people(query, batch, known_people)
+    name_tokens = set(tokenize(" ".join(people), tables.stopwords))
+    q_tokens = [tok for tok in tokenize(query.text, tables.stopwords) if tok not in name_tokens]
+    lexical = bm25_scores(q_tokens, batch.tokens)
+    lex_max = float(lexical.max()) if n else 0.0
+    lexical = lexical / lex_max if lex_max > 0 else lexical
+    rw = tables.relevance
+    semantic = _scaled(batch.semantic, rw.semantic_min_range)
+    base = rw.semantic * semantic + rw.lexical * lexical
+    prev, nxt = _neighbours(batch, base, rw.neighbour_max_gap_s)
+    wanted = {p.lower() for p in people}
+    person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
+    ents = [e.lower() for e in query.entities]
+    entity = np.array([1.0 if any(e in txt for e in ents) else 0.0 for txt in batch.lowered]) if ents else np.zeros(n)
+    relevance = base + rw.neighbour_prev * prev + rw.neighbour_next * nxt + rw.person * person + rw.entity * entity
+
+    qe = query.emotion
+    norms = np.linalg.norm(batch.emotion, axis=1) * float(np.linalg.norm(qe))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        emotion_match = np.where(norms > 0, batch.emotion @ qe / norms, 0.0)
+        hours = np.maximum(0.0, (t - batch.ts) / 3600.0)
+        time_proximity = np.where(np.isnan(hours), 0.0, 1.0 / (1.0 + np.log1p(hours)))
+        sev_table = np.array([tables.severity["high"], tables.severity["medium"], tables.severity["low"]])
+        severity = sev_table[batch.severity]
+        resolved_from = np.where(np.isnan(batch.resolved_at), batch.ts, batch.resolved_at)
+        since = np.maximum(0.0, (t - resolved_from) / 3600.0)
+        decayed = np.maximum(
+            tables.resolution_floor, 1.0 - np.minimum(tables.resolution_cap, since / tables.resolution_decay_hours)
+        )
+    resolution_gap = np.select(
+        [batch.resolution == 0, batch.resolution == 1], [tables.resolution_pending, decayed], tables.resolution_none
+    )
+    cw = tables.css
+    css = (
+        cw.emotion_match * emotion_match
+        + cw.time_proximity * time_proximity
+        + cw.severity * severity
+        + cw.resolution_gap * resolution_gap
+        + cw.commitment_strength * batch.commitment
+    )
+    alpha = tables.alpha_base + tables.alpha_cue * query.cue_intensity + (spec.css_boost if spec else 0.0)
+    final = relevance + alpha * css
+    if factors is not None:
+        final = final * factors
+        eligible = eligible & (factors > 0)
+    final = np.where(eligible, final, -np.inf)
+    return PoolScores(
+        emotion_match=emotion_match,
+        time_proximity=time_proximity,
+        severity=severity,
+        resolution_gap=resolution_gap,
+        commitment_strength=batch.commitment,
+        semantic=semantic,
+        lexical=lexical,
+        person=person,
+        entity=entity,
+        relevance=relevance,
+        css=css,
+        final=final,
+        eligible=eligible,
+        decisions=tuple(decisions),
+        people=people,
+    )
+
+
+def top_indices(scores: PoolScores, k: int) -> list[int]:
+    """Indices of the k best eligible candidates, best first (ties: pool order)."""
+    idx = np.flatnonzero(scores.eligible)
+    if idx.size == 0:
+        return []
+    order = idx[np.argsort(-scores.final[idx], kind="stable")]
+    return [int(i) for i in order[:k]]

@@ -1,0 +1,126 @@
+"""Calendar arithmetic shared by the Chinese and English time parsers (naive local datetimes).
+
+A found expression is an interval `[start, end]` of wall-clock instants in the speaker's zone
+plus its granularity; `state.time.extract` converts it to UTC. Weeks start on Monday (ISO), as in
+Chinese usage (下周二 = Tuesday of next week) and in the English rules (next Tuesday = the
+Tuesday of next week).
+"""
+
+from __future__ import annotations
+
+import calendar
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from schemas.memory import Granularity
+
+ONE_SECOND = timedelta(seconds=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One time expression found in a text: its span, wall-clock interval and granularity."""
+
+    form: str
+    span: tuple[int, int]
+    start: datetime
+    end: datetime
+    granularity: Granularity
+    parser: str
+
+
+def day_start(value: datetime) -> datetime:
+    return value.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def day_interval(value: datetime) -> tuple[datetime, datetime, Granularity]:
+    start = day_start(value)
+    return start, start + timedelta(days=1) - ONE_SECOND, "day"
+
+
+def minute_interval(value: datetime) -> tuple[datetime, datetime, Granularity]:
+    start = value.replace(second=0, microsecond=0)
+    return start, start + timedelta(minutes=1) - ONE_SECOND, "minute"
+
+
+def week_start(value: datetime, weeks: int = 0) -> datetime:
+    """Monday 00:00 of the week holding `value`, shifted by `weeks`.
+
+    >>> week_start(datetime(2026, 3, 4, 10)).isoformat()
+    '2026-03-02T00:00:00'
+    """
+    return day_start(value) - timedelta(days=value.weekday()) + timedelta(weeks=weeks)
+
+
+def weekday_in_week(value: datetime, weekday: int, weeks: int = 0) -> datetime:
+    """Day `weekday` (0 = Monday) of the week holding `value`, shifted by `weeks`."""
+    return week_start(value, weeks) + timedelta(days=weekday)
+
+
+def next_weekday(value: datetime, weekday: int, *, include_today: bool = False) -> datetime:
+    """The next day named `weekday` after `value` (today counts only with include_today)."""
+    ahead = (weekday - value.weekday()) % 7
+    if ahead == 0 and not include_today:
+        ahead = 7
+    return day_start(value) + timedelta(days=ahead)
+
+
+def add_months(value: datetime, months: int) -> datetime:
+    """Shift by whole months, clamping the day (Jan 31 + 1 month = Feb 28/29).
+
+    >>> add_months(datetime(2026, 1, 31), 1).isoformat()
+    '2026-02-28T00:00:00'
+    """
+    index = value.year * 12 + value.month - 1 + months
+    year, month = divmod(index, 12)
+    day = min(value.day, calendar.monthrange(year, month + 1)[1])
+    return value.replace(year=year, month=month + 1, day=day)
+
+
+def month_interval(value: datetime, months: int = 0) -> tuple[datetime, datetime, Granularity]:
+    first = add_months(day_start(value).replace(day=1), months)
+    return first, add_months(first, 1) - ONE_SECOND, "month"
+
+
+def month_end_day(value: datetime, months: int = 0) -> tuple[datetime, datetime, Granularity]:
+    """The last day of the month holding `value` (shifted by `months`): 月底, end of the month."""
+    _, last, _ = month_interval(value, months)
+    return day_interval(last)
+
+
+def year_interval(value: datetime, years: int = 0) -> tuple[datetime, datetime, Granularity]:
+    first = day_start(value).replace(month=1, day=1, year=value.year + years)
+    return first, first.replace(year=first.year + 1) - ONE_SECOND, "year"
+
+
+def weekend_interval(value: datetime, weeks: int = 0) -> tuple[datetime, datetime, Granularity]:
+    """Saturday 00:00 to Sunday 23:59:59 of the week holding `value`, shifted by `weeks`."""
+    saturday = weekday_in_week(value, 5, weeks)
+    return saturday, saturday + timedelta(days=2) - ONE_SECOND, "day"
+
+
+def shift(value: datetime, unit: str, amount: float) -> datetime:
+    """`value` moved by `amount` units (minute, hour, day, week, month, year; amount may be negative)."""
+    if unit == "minute":
+        return value + timedelta(minutes=amount)
+    if unit == "hour":
+        return value + timedelta(hours=amount)
+    if unit == "day":
+        return value + timedelta(days=amount)
+    if unit == "week":
+        return value + timedelta(weeks=amount)
+    if unit == "month":
+        if amount != int(amount):
+            return value + timedelta(days=amount * 30)  # 半个月 = 15 days
+        return add_months(value, int(amount))
+    return add_months(value, round(amount * 12))
+
+
+def delta_interval(base: datetime, unit: str, amount: float) -> tuple[datetime, datetime, Granularity]:
+    """The interval a relative offset names: a minute for minutes/hours, a day for days to months, a year for years."""
+    point = shift(base, unit, amount)
+    if unit in ("minute", "hour"):
+        return minute_interval(point)
+    if unit == "year":
+        return year_interval(point)
+    return day_interval(point)

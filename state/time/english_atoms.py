@@ -1,0 +1,384 @@
+"""English time atoms: the words and patterns of `state.time.english`, each match turned into an atom.
+
+An atom is a day (tomorrow, next Tuesday, March 20), a period (next week, this weekend, the end of
+the month), a point (in two hours, two days ago), a clock time (3pm, half past three, noon) or a
+part of the day (morning, tonight); `state.time.english` merges neighbours (tomorrow + at 3pm).
+The conventions are stated there. Pure functions over the base time; no state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from schemas.memory import Granularity
+from state.time import calendar as cal
+
+_SMALL_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty"
+)
+_SMALL = _SMALL_WORDS.split()
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90}
+NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(_SMALL)}
+NUMBER_WORDS.update({k: float(v) for k, v in _TENS.items()})
+NUMBER_WORDS.update({"a": 1.0, "an": 1.0, "a couple of": 2.0, "couple of": 2.0, "a few": 3.0, "several": 3.0})
+
+_WORD_NUM = (
+    r"(?:(?:twenty|thirty|forty|fifty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|"
+    + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
+    + r")"
+)
+_NUM = rf"(?:\d+(?:\.\d+)?|{_WORD_NUM})"
+_UNIT = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
+_WEEKDAYS = {
+    "monday": 0,
+    "mon": 0,
+    "tuesday": 1,
+    "tues": 1,
+    "tue": 1,
+    "wednesday": 2,
+    "wed": 2,
+    "thursday": 3,
+    "thurs": 3,
+    "thu": 3,
+    "friday": 4,
+    "fri": 4,
+    "saturday": 5,
+    "sunday": 6,
+}
+_WD = r"(?:monday|tuesday|tues|wednesday|thursday|thurs|friday|saturday|sunday)"
+_MONTHS = {
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sept": 9,
+    "sep": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
+}
+_MON = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
+_MONTH_FULL = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
+_PARTS: dict[str, tuple[int, int]] = {
+    "morning": (7, 12),
+    "afternoon": (13, 18),
+    "evening": (18, 24),
+    "night": (18, 24),
+    "tonight": (18, 24),
+}
+_HOUR_WORDS = {w: i for i, w in enumerate(_SMALL) if 1 <= i <= 12}
+
+
+def word_number(text: str) -> float:
+    """A number written in digits or words.
+
+    >>> word_number("twenty-five"), word_number("a couple of"), word_number("3")
+    (25.0, 2.0, 3.0)
+    """
+    text = text.lower().strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    if text in NUMBER_WORDS:
+        return NUMBER_WORDS[text]
+    tens, _, ones = re.split(r"([- ])", text, maxsplit=1)
+    return NUMBER_WORDS[tens] + NUMBER_WORDS[ones]
+
+
+def _unit(word: str) -> tuple[str, float]:
+    word = word.lower().rstrip("s")
+    table = {
+        "min": "minute",
+        "minute": "minute",
+        "hr": "hour",
+        "hour": "hour",
+        "day": "day",
+        "week": "week",
+        "month": "month",
+        "year": "year",
+    }
+    if word == "fortnight":
+        return "week", 2.0
+    return table[word], 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    kind: str  # "day" | "period" | "point" | "clock" | "part"
+    span: tuple[int, int]
+    start: datetime | None = None
+    end: datetime | None = None
+    granularity: Granularity = "day"
+    hour: int = 0
+    minute: int = 0
+    explicit_half: bool = False  # the clock said am/pm (or 24-hour form): no afternoon guess
+
+
+def _clock_atom(span: tuple[int, int], hour: int, minute: int, meridiem: str | None) -> Atom | None:
+    if meridiem:
+        m = meridiem.lower().replace(".", "")
+        if hour == 12:
+            hour = 0 if m == "am" else 12
+        elif m == "pm":
+            hour += 12
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return Atom("clock", span, hour=hour, minute=minute, explicit_half=meridiem is not None)
+
+
+def _day(span: tuple[int, int], day: datetime) -> Atom:
+    start, end, gran = cal.day_interval(day)
+    return Atom("day", span, start, end, gran)
+
+
+def _period(span: tuple[int, int], interval: tuple[datetime, datetime, Granularity]) -> Atom:
+    return Atom("period", span, interval[0], interval[1], interval[2])
+
+
+def _safe_date(year: int, month: int, day: int) -> datetime | None:
+    try:
+        return datetime(year, month, day)  # noqa: DTZ001 - naive local wall clock by design
+    except ValueError:
+        return None
+
+
+def _dated(base: datetime, month: int, day: int, year: str | None) -> datetime | None:
+    if year:
+        y = int(year)
+        return _safe_date(y + 2000 if y < 100 else y, month, day)
+    found = _safe_date(base.year, month, day)
+    if found is not None and found < cal.day_start(base):
+        found = _safe_date(base.year + 1, month, day)  # a date without a year: the next one
+    return found
+
+
+def _weekday_atom(m: re.Match[str], base: datetime) -> Atom:
+    mod = (m.group("mod") or "").lower()
+    wd = _WEEKDAYS[m.group("wd").lower()]
+    week_word = (m.group("wk") or "").lower()
+    if mod in ("next", "the next") or "next week" in week_word:
+        day = cal.weekday_in_week(base, wd, 1)
+    elif mod in ("last", "past") or "last week" in week_word:
+        day = cal.weekday_in_week(base, wd, -1)
+    elif mod == "this" or "this week" in week_word:
+        day = cal.weekday_in_week(base, wd, 0)
+    else:  # bare or "coming": the next one after today
+        day = cal.next_weekday(base, wd)
+    return _day(m.span(), day)
+
+
+def _shift_word(word: str) -> int:
+    return {"next": 1, "last": -1, "past": -1, "previous": -1}.get(word.lower().replace("the ", ""), 0)
+
+
+def _period_atom(m: re.Match[str], base: datetime) -> Atom:
+    n = _shift_word(m.group("mod"))
+    what = m.group("p").lower()
+    if what == "week":
+        start = cal.week_start(base, n)
+        return _period(m.span(), (start, start + timedelta(days=7) - cal.ONE_SECOND, "week"))
+    if what == "weekend":
+        return _period(m.span(), cal.weekend_interval(base, n))
+    if what == "month":
+        return _period(m.span(), cal.month_interval(base, n))
+    return _period(m.span(), cal.year_interval(base, n))
+
+
+def _edge_atom(m: re.Match[str], base: datetime) -> Atom:
+    n = _shift_word(m.group("mod") or "")
+    what = m.group("p").lower()
+    end = m.group("edge").lower() == "end"
+    if what == "day":
+        return _day(m.span(), base)
+    if what == "week":
+        day = cal.weekday_in_week(base, 4 if end else 0, n)  # end of the week: Friday, working week
+        return _day(m.span(), day)
+    if what == "month":
+        if end:
+            return _period(m.span(), cal.month_end_day(base, n))
+        return _day(m.span(), cal.month_interval(base, n)[0])
+    start, finish, _ = cal.year_interval(base, n)
+    return _day(m.span(), finish if end else start)
+
+
+def _offset_atom(m: re.Match[str], base: datetime, sign: float) -> Atom:
+    amount = word_number(m.group("n"))
+    unit, factor = _unit(m.group("u"))
+    start, end, gran = cal.delta_interval(base, unit, sign * amount * factor)
+    return Atom("point", m.span(), start, end, gran)
+
+
+def _half_hour_atom(m: re.Match[str], base: datetime, sign: float, minutes: float) -> Atom:
+    start, end, gran = cal.delta_interval(base, "minute", sign * minutes)
+    return Atom("point", m.span(), start, end, gran)
+
+
+_F = re.IGNORECASE
+_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?:an|one) hour and a half (?:from now|later)\b|\bin (?:an|one) hour and a half\b", _F), "h90+"),
+    (re.compile(r"\b(?:in|within) half an hour\b|\bhalf an hour (?:from now|later)\b|\bin a half hour\b", _F), "h30+"),
+    (re.compile(r"\bhalf an hour ago\b", _F), "h30-"),
+    (re.compile(rf"\b(?:in|within|after) (?P<n>{_NUM}) (?P<u>{_UNIT})\b(?: (?:from now|later|time))?", _F), "off+"),
+    (re.compile(rf"\b(?P<n>{_NUM}) (?P<u>{_UNIT}) (?:from now|from today|later)\b", _F), "off+"),
+    (re.compile(rf"\b(?P<n>{_NUM}) (?P<u>{_UNIT}) ago\b", _F), "off-"),
+    (re.compile(r"\b(?:the )?day after tomorrow\b", _F), "d+2"),
+    (re.compile(r"\b(?:the )?day before yesterday\b", _F), "d-2"),
+    (re.compile(r"\btomorrow\b", _F), "d+1"),
+    (re.compile(r"\byesterday\b", _F), "d-1"),
+    (re.compile(r"\btoday\b", _F), "d+0"),
+    (re.compile(r"\btonight\b", _F), "tonight"),
+    (re.compile(r"\blast night\b", _F), "lastnight"),
+    (
+        re.compile(
+            r"\b(?:the )?(?P<edge>end|beginning|start) of (?:the |this )?(?:(?P<mod>next|last|previous) )?"
+            r"(?P<p>day|week|month|year)\b",
+            _F,
+        ),
+        "edge",
+    ),
+    (re.compile(r"\b(?P<mod>month|year)-end\b", _F), "mend"),
+    (
+        re.compile(
+            rf"\b(?:(?P<mod>next|last|this|coming|this coming|the next|past) )?(?P<wd>{_WD})\b"
+            r"(?: (?P<wk>next week|last week|this week))?",
+            _F,
+        ),
+        "weekday",
+    ),
+    (
+        re.compile(r"\b(?P<mod>next|last|this|the coming|coming|past|previous) (?P<p>week|weekend|month|year)\b", _F),
+        "period",
+    ),
+    (re.compile(r"\b(?:over )?the weekend\b", _F), "weekend"),
+    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", _F), "iso"),
+    (re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<y>\d{{4}}))?", _F), "md"),
+    (
+        re.compile(rf"\b(?:the )?(?P<d>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<mon>{_MON})\b(?:,? (?P<y>\d{{4}}))?", _F),
+        "dm",
+    ),
+    (re.compile(r"\b(?P<m>\d{1,2})/(?P<d>\d{1,2})(?:/(?P<y>\d{2,4}))?\b", _F), "slash"),
+    (re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)\b", _F), "nth"),
+    (re.compile(rf"\b(?:(?P<mod>next|last|this) |in )(?P<mon>{_MONTH_FULL})\b", _F), "month"),
+    (re.compile(r"\b(?P<h>\d{1,2})(?::(?P<mi>[0-5]\d))? ?(?P<ap>a\.m\.|p\.m\.|am|pm)(?![a-z])", _F), "clock"),
+    (
+        re.compile(
+            rf"\b(?P<hw>{'|'.join(_HOUR_WORDS)})(?: (?P<mw>thirty|fifteen|forty[- ]five))? "
+            r"(?P<ap>a\.m\.|p\.m\.|am|pm|o'clock)(?![a-z])",
+            _F,
+        ),
+        "wclock",
+    ),
+    (re.compile(r"\b(?P<h>[01]?\d|2[0-3]):(?P<mi>[0-5]\d)\b", _F), "clock24"),
+    (re.compile(rf"\bhalf past (?P<hw>\d{{1,2}}|{'|'.join(_HOUR_WORDS)})\b", _F), "halfpast"),
+    (re.compile(rf"\b(?P<q>quarter) (?P<dir>past|to) (?P<hw>\d{{1,2}}|{'|'.join(_HOUR_WORDS)})\b", _F), "quarter"),
+    (re.compile(r"\b(?:at )?(?P<w>noon|midday|midnight)\b", _F), "noon"),
+    (re.compile(r"\b(?:in the |this )?(?P<part>morning|afternoon|evening|night)\b|\bat night\b", _F), "part"),
+    (re.compile(r"\bat (?P<h>\d{1,2})\b(?![:./]\d)", _F), "barehour"),
+]
+
+
+def _hour_value(word: str) -> int:
+    return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
+
+
+def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
+    span = m.span()
+    if kind in ("h90+", "h30+", "h30-"):
+        return _half_hour_atom(m, base, -1.0 if kind.endswith("-") else 1.0, 90.0 if kind == "h90+" else 30.0)
+    if kind in ("off+", "off-"):
+        return _offset_atom(m, base, -1.0 if kind == "off-" else 1.0)
+    if kind.startswith("d") and kind[1] in "+-":
+        return _day(span, base + timedelta(days=int(kind[1:])))
+    if kind in ("tonight", "lastnight"):
+        day = cal.day_start(base) - timedelta(days=1 if kind == "lastnight" else 0)
+        return Atom("period", span, day.replace(hour=18), day.replace(hour=23, minute=59, second=59), "hour")
+    if kind == "edge":
+        return _edge_atom(m, base)
+    if kind == "mend":
+        if m.group("mod").lower() == "month":
+            return _period(span, cal.month_end_day(base))
+        return _day(span, cal.year_interval(base)[1])
+    if kind == "weekday":
+        return _weekday_atom(m, base)
+    if kind == "period":
+        return _period_atom(m, base)
+    if kind == "weekend":
+        return _period(span, cal.weekend_interval(base, 1 if base.weekday() == 6 else 0))
+    if kind in ("iso", "md", "dm", "slash"):
+        month = int(m.group("m")) if kind in ("iso", "slash") else _MONTHS[m.group("mon").lower()]
+        found = _dated(base, month, int(m.group("d")), m.group("y"))
+        return None if found is None else _day(span, found)
+    if kind == "nth":
+        nth = _safe_date(base.year, base.month, int(m.group("d")))
+        if nth is not None and nth < cal.day_start(base):
+            nth = cal.add_months(nth, 1)
+        return None if nth is None else _day(span, nth)
+    if kind == "month":
+        month = _MONTHS[m.group("mon").lower()]
+        mod = (m.group("mod") or "").lower()
+        year = base.year + (1 if mod == "next" else -1 if mod == "last" else 0)
+        if not mod and month < base.month:
+            year += 1
+        return _period(span, cal.month_interval(datetime(year, month, 1)))  # noqa: DTZ001
+    if kind == "clock":
+        return _clock_atom(span, int(m.group("h")), int(m.group("mi") or 0), m.group("ap"))
+    if kind == "wclock":
+        minutes = {"thirty": 30, "fifteen": 15}.get((m.group("mw") or "").lower(), 45 if m.group("mw") else 0)
+        ap = m.group("ap").lower()
+        return _clock_atom(span, _hour_value(m.group("hw")), minutes, None if ap == "o'clock" else ap)
+    if kind == "clock24":
+        hour = int(m.group("h"))
+        atom = _clock_atom(span, hour, int(m.group("mi")), None)
+        return (
+            None
+            if atom is None
+            else Atom("clock", span, hour=atom.hour, minute=atom.minute, explicit_half=hour == 0 or hour > 12)
+        )
+    if kind in ("halfpast", "quarter"):
+        hour = _hour_value(m.group("hw"))
+        minute = 30
+        if kind == "quarter":
+            minute = 15 if m.group("dir").lower() == "past" else 45
+            hour = hour if m.group("dir").lower() == "past" else hour - 1
+        return _clock_atom(span, hour, minute, None)
+    if kind == "noon":  # midnight: the end of the day it is said on (24:00 = next day 00:00)
+        return Atom("clock", span, hour=24 if m.group("w").lower() == "midnight" else 12, explicit_half=True)
+    if kind == "part":
+        part = (m.group("part") or "night").lower()
+        return Atom("part", span, hour=_PARTS[part][0], minute=_PARTS[part][1])
+    return _clock_atom(span, int(m.group("h")), 0, None) if kind == "barehour" else None
+
+
+def scan_atoms(text: str, base: datetime) -> list[Atom]:
+    taken: list[tuple[int, int]] = []
+    atoms: list[Atom] = []
+    for pattern, kind in _RULES:
+        for m in pattern.finditer(text):
+            a, b = m.span()
+            if any(a < y and x < b for x, y in taken):
+                continue
+            atom = _atom(kind, m, base)
+            if atom is not None:
+                taken.append((a, b))
+                atoms.append(atom)
+    return sorted(atoms, key=lambda atom: atom.span)

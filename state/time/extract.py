@@ -1,0 +1,95 @@
+"""Time normalisation (SPEC §5.1): find time expressions and turn them into UTC instants.
+
+The relative base is always the event's own timestamp (never the processing clock), so a
+replay gives the same answer. Chinese goes through jionlp's extractor with our rewrites and
+fixes around it (`state.time.chinese`: 月底, 这周末, 半小时后, 今晚8pm ...); English through our own
+rules (`state.time.english`: tomorrow at 3pm, next Tuesday, two days ago, end of the month), and
+dateparser only as a gated fallback for absolute dates the rules leave. A mixed turn goes
+through both, Chinese first. Wall-clock words are read in `timezone` (the speaker's zone) and
+stored as UTC; every expression keeps its `original_form`, character span and granularity.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from schemas.memory import TimeExpression
+from state.time import calendar as cal
+from state.time.calendar import Found
+from state.time.chinese import parse_chinese
+from state.time.english import parse_english
+
+if TYPE_CHECKING:
+    from state.core.language import LangMix
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+# dateparser also "finds" dates in words like "we" or "may": a fallback hit must name a month or a year.
+_EN_DATE_HINT = re.compile(
+    r"\b(jan(uary)?|feb(ruary)?|march|apr(il)?|june?|july?|aug(ust)?|sep(t|tember)?|oct(ober)?|"
+    r"nov(ember)?|dec(ember)?|\d{4})\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=8)
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+def _to_expression(found: Found, tz: ZoneInfo) -> TimeExpression:
+    return TimeExpression(
+        original_form=found.form,
+        start=found.start.replace(tzinfo=tz).astimezone(UTC),
+        end=found.end.replace(tzinfo=tz).astimezone(UTC),
+        granularity=found.granularity,
+        span=found.span,
+        parser=found.parser,
+    )
+
+
+def _dateparser_fallback(text: str, base_local: datetime, taken: list[tuple[int, int]]) -> list[Found]:
+    """Absolute dates our rules did not take (e.g. "March 3rd 2027"); dateparser's search, gated."""
+    if not _EN_DATE_HINT.search(text):
+        return []
+    from dateparser.search import search_dates  # heavy import: only when needed
+
+    settings = {"RELATIVE_BASE": base_local, "PREFER_DATES_FROM": "future", "RETURN_AS_TIMEZONE_AWARE": False}
+    out: list[Found] = []
+    cursor = 0
+    for form, point in search_dates(text, languages=["en"], settings=settings) or []:
+        begin = text.find(form, cursor)
+        if begin < 0 or not _EN_DATE_HINT.search(form):
+            continue
+        cursor = begin + len(form)
+        span = (begin, begin + len(form))
+        if any(span[0] < b and a < span[1] for a, b in taken):
+            continue
+        start, end, gran = cal.day_interval(point)
+        out.append(Found(form, span, start, end, gran, "dateparser"))
+    return out
+
+
+def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = "UTC") -> tuple[TimeExpression, ...]:
+    """Every time expression in `text`, normalised from `base` (the event's own timestamp).
+
+    >>> from datetime import UTC, datetime
+    >>> [t.start.isoformat() for t in normalise_times("next Tuesday", datetime(2026, 1, 1, 8, tzinfo=UTC), "en")]
+    ['2026-01-06T00:00:00+00:00']
+    """
+    tz = _zone(timezone)
+    base_local = base.astimezone(tz).replace(tzinfo=None)
+    found: list[Found] = []
+    if mix in ("zh", "mixed") or _CJK.search(text):
+        found.extend(parse_chinese(text, base_local))
+    if mix in ("en", "mixed", "other") or _LATIN.search(text):
+        for expr in parse_english(text, base_local):
+            if all(expr.span[1] <= a or expr.span[0] >= b for a, b in (f.span for f in found)):
+                found.append(expr)
+        found.extend(_dateparser_fallback(text, base_local, [f.span for f in found]))
+    return tuple(_to_expression(f, tz) for f in sorted(found, key=lambda f: f.span))
