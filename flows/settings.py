@@ -13,6 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.events import EVENT_YEAR_MAX, EVENT_YEAR_MIN
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -22,8 +24,12 @@ class InputSettings(_Section):
     max_record_bytes: int = Field(default=256_000, gt=0, description="raw record limit; larger → dead letter")
     max_text_chars: int = Field(default=8_000, gt=0, description="turn text limit; longer → dead letter")
     max_json_depth: int = Field(default=32, gt=0, description="nesting limit; deeper → dead letter")
-    min_year: int = Field(default=1900, ge=1, description="event times before this year → dead letter")
-    max_year: int = Field(default=2999, le=9998, description="event times after this year → dead letter (no overflow)")
+    min_year: int = Field(
+        default=EVENT_YEAR_MIN, ge=EVENT_YEAR_MIN, description="event times before this year (UTC) → dead letter"
+    )
+    max_year: int = Field(
+        default=EVENT_YEAR_MAX, le=EVENT_YEAR_MAX, description="event times after this year (UTC) → dead letter"
+    )
 
 
 class TimeSettings(_Section):
