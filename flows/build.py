@@ -164,6 +164,8 @@ def build_flow(
 
     keyed = deduped.events
     events = op.key_rm("events_unkeyed", keyed)
+    for i, event_sink in enumerate(outputs.events):
+        op.output(f"event_out_{i}", events, event_sink)
     turns = normalise("normalise", keyed, NormaliseConfig(timezone=settings.time.timezone))
 
     # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --

@@ -33,13 +33,14 @@ from flows.runtime import (
     state_mirror_for,
 )
 from flows.settings import Settings
-from schemas.deadletter import DeadLetter
-from schemas.events import as_utc
-from schemas.session import ArchivedTask, SessionState
+from schemas.deadletter import DeadLetter, DuplicateDelivery
+from schemas.events import ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection, as_utc
+from schemas.session import ArchivedTask
 from sinks.kafka.source import Start
 from sinks.store.base import StoreFilter
 
 T = TypeVar("T")
+_EVENT_TYPES = (ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection)
 
 
 class _Tally:
@@ -49,8 +50,8 @@ class _Tally:
         self.lock = threading.Lock()
         self.events = 0
         self.sessions: set[str] = set()
-        self.seen: set[tuple[str, str]] = set()
         self.dead: Counter[str] = Counter()
+        self.duplicates = 0
         self.archived = 0
 
 
@@ -65,14 +66,13 @@ class _TallyPartition(StatelessSinkPartition[T], Generic[T]):
                 if isinstance(item, DeadLetter):
                     self._tally.dead[item.error_type] += 1
                     lines += 1
+                elif isinstance(item, DuplicateDelivery):
+                    self._tally.duplicates += 1
+                    lines += 1
                 elif isinstance(item, ArchivedTask):
                     self._tally.archived += 1
-                elif isinstance(item, SessionState) and item.last_event_id is not None:
-                    # Archiving and timers re-emit a session's state: count each event once.
-                    key = (item.session_id, item.last_event_id)
-                    if key in self._tally.seen:
-                        continue
-                    self._tally.seen.add(key)
+                elif isinstance(item, _EVENT_TYPES):
+                    # Control events too (session end, resolution, correction): every line adds up.
                     self._tally.events += 1
                     self._tally.sessions.add(item.session_id)
                     lines += 1
@@ -81,7 +81,7 @@ class _TallyPartition(StatelessSinkPartition[T], Generic[T]):
 
 
 class _TallySink(DynamicSink[T], Generic[T]):
-    """Counts dead letters, archived tasks and session states; one per output, all on one tally."""
+    """Counts events, dead letters, duplicates and archived tasks; one per output, all on one tally."""
 
     def __init__(self, tally: _Tally, progress: Progress | None = None, task: TaskID | None = None) -> None:
         self._args = (tally, progress, task)
@@ -140,8 +140,9 @@ def replay(
     with Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
         task = bar.add_task("replay", total=total)
         outputs.deadletters.append(_TallySink(tally, bar, task))
-        outputs.states.append(_TallySink(tally, bar, task))
+        outputs.events.append(_TallySink(tally, bar, task))
         outputs.archived.append(_TallySink(tally, bar, task))
+        outputs.duplicates.append(_TallySink(tally, bar, task))
         flow = build_flow(
             settings,
             source,
@@ -156,8 +157,10 @@ def replay(
     table = Table(title=f"replay of {name}")
     table.add_column("what")
     table.add_column("value", justify="right")
-    table.add_row("lines read", str(total) if total is not None else str(tally.events + sum(tally.dead.values())))
+    counted = tally.events + sum(tally.dead.values()) + tally.duplicates
+    table.add_row("lines read", str(total) if total is not None else str(counted))
     table.add_row("events processed", str(tally.events))
+    table.add_row("duplicates dropped", str(tally.duplicates))
     table.add_row("sessions", str(len(tally.sessions)))
     table.add_row("dead letters", ", ".join(f"{k}: {v}" for k, v in sorted(tally.dead.items())) or "0")
     table.add_row("dead-letter file", str(settings.deadletter.path))
