@@ -244,3 +244,7 @@ def produce(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)]) 
     )
     report = produce_jsonl(conn, cfg.input_topic, file)
     console.print(report)
+    if report.rejected:  # the other lines were sent; say which were not, and fail
+        for reason in report.rejected:
+            console.print(f"[red]{reason}[/red]", markup=True, highlight=False)
+        raise typer.Exit(1)
