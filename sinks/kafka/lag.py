@@ -15,14 +15,25 @@ from sinks.kafka.connection import KafkaConnection, client, log_call, topic_part
 _NO_COMMITTED_OFFSET = -1001
 
 
-def consumer_lag(conn: KafkaConnection, group_id: str, topic: str, timeout_s: float = 15) -> dict[int, int]:
+def partition_lag(end: int, position: int) -> int | None:
+    """Records between a group's position and the log end, or None when the broker's log end
+    is below the position (it under-reports the end: Tansu 0.6 gives the base offset of the
+    last batch + 1 when that batch held several records), so the true lag is unknown.
+
+    >>> partition_lag(10, 7), partition_lag(1, 309)
+    (3, None)
+    """
+    return end - position if end >= position else None
+
+
+def consumer_lag(conn: KafkaConnection, group_id: str, topic: str, timeout_s: float = 15) -> dict[int, int | None]:
     """Records not yet committed by ``group_id``, per partition of ``topic``.
 
     Lag is the log-end offset minus the group's committed offset; a partition the group
     never committed counts from the earliest retained offset. For visibility only: Bytewax
-    flows track their position in recovery snapshots, not in group commits. The value is
-    not clamped: a negative lag means the broker reported a log end below the committed
-    offset (Tansu 0.6 does, when the last batch held several records).
+    flows track their position in recovery snapshots, not in group commits. A partition
+    whose reported log end is below the committed offset has lag None (unknown; see
+    `partition_lag`), never a negative number.
 
     >>> consumer_lag(KafkaConnection("127.0.0.1:19092"), "recallflow", "events")  # doctest: +SKIP
     {0: 0, 1: 3, 2: 0}
@@ -43,7 +54,7 @@ def consumer_lag(conn: KafkaConnection, group_id: str, topic: str, timeout_s: fl
         raise BrokerError(msg) from exc
     finally:
         consumer.close()
-    lag = {p: ends[p] - (starts[p] if p in starts else committed[p]) for p in parts}
+    lag = {p: partition_lag(ends[p], starts[p] if p in starts else committed[p]) for p in parts}
     log_call("consumer_lag", group_id=group_id, topic=topic, lag=lag)
     return lag
 
