@@ -28,7 +28,14 @@ from operators.coref import CorefOperatorConfig, CorefSessionEnd, resolve_corefe
 from operators.dedupe import DedupeOperatorConfig, dedupe_events
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
-from operators.metrics import MetricsConfig, extract_decisions, stage_latency, stage_marks, windowed_metrics
+from operators.metrics import (
+    MetricsConfig,
+    extract_decisions,
+    intent_chain_decisions,
+    stage_latency,
+    stage_marks,
+    windowed_metrics,
+)
 from operators.normalise import normalise
 from operators.recall import recall_trigger
 from operators.responder_feed import FeedConfig, responder_feed
@@ -265,6 +272,8 @@ def build_flow(
     if recall is not None and settings.recall.enabled:
         metric_taps.append(results)
     if settings.metrics.enabled and outputs.metrics:
+        metric_taps.append(op.key_rm("task_turns_unkeyed", tasks.turns))  # miss, drift and clarification
+        metric_taps.append(intent_chain_decisions("intent_chain", states))
         decisions = extract_decisions("decisions", *metric_taps)
         if settings.metrics.stage_latency:
             marks = [

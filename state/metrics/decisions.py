@@ -27,7 +27,9 @@ from schemas.memory import MemoryUnit
 from schemas.recall import RecallResult
 from schemas.response import AgentResponse
 from schemas.session import ArchivedTask
+from state.metrics.task_decisions import turn_decisions
 from state.metrics.windows import Decision
+from state.normalise.turn import Turn
 
 T = TypeVar("T")
 Extractor = Callable[[Any], Iterable[Decision]]
@@ -139,6 +141,7 @@ register_extractor(UserCorrection, _event)
 register_extractor(MemoryUnit, _unit)
 register_extractor(RecallResult, _recall)
 register_extractor(AgentResponse, _response)
+register_extractor(Turn, turn_decisions)
 
 
 # --- per-stage latency -----------------------------------------------------------------

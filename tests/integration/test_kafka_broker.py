@@ -192,7 +192,8 @@ def test_a_record_over_the_size_limit_is_reported_and_the_rest_is_sent(
 
     assert report.sent == 4
     [reason] = report.rejected
-    assert reason.startswith(f"{path}:3: not sent:") and "message size limit" in reason
+    assert reason.startswith(f"{path}:3: not sent:")
+    assert "message size limit" in reason
     assert [value for _, value in read_topic(kafka_conn, topic, timeout_s=30)] == small
 
 
