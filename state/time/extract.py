@@ -92,4 +92,15 @@ def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = 
             if all(expr.span[1] <= a or expr.span[0] >= b for a, b in (f.span for f in found)):
                 found.append(expr)
         found.extend(_dateparser_fallback(text, base_local, [f.span for f in found]))
-    return tuple(_to_expression(f, tz) for f in sorted(found, key=lambda f: f.span))
+    return tuple(e for f in sorted(found, key=lambda f: f.span) if (e := _representable(f, tz)) is not None)
+
+
+# Times within a year of the ends of the calendar are dropped: converting them to UTC or
+# adding a validity span to them would overflow ("in 9999 years" names no usable time).
+_FIRST_YEAR, _LAST_YEAR = 2, 9997
+
+
+def _representable(found: Found, tz: ZoneInfo) -> TimeExpression | None:
+    if not all(_FIRST_YEAR <= t.year <= _LAST_YEAR for t in (found.start, found.end)):
+        return None
+    return _to_expression(found, tz)

@@ -15,6 +15,7 @@ from flows.io import OutputSpec, SourceInput
 from flows.recall import RecallService
 from flows.settings import Settings
 from schemas.deadletter import DeadLetter, DuplicateDelivery
+from schemas.events import InputEvent
 from schemas.memory import MemoryUnit
 from schemas.metrics import WindowMetrics
 from schemas.raw import RawRecord
@@ -33,6 +34,7 @@ EMB = load_embedder("static")
 @dataclass
 class WholeRun:
     dead: list[DeadLetter] = field(default_factory=list)
+    events: list[InputEvent] = field(default_factory=list)
     duplicates: list[DuplicateDelivery] = field(default_factory=list)
     units: list[MemoryUnit] = field(default_factory=list)
     states: list[SessionState] = field(default_factory=list)
@@ -72,6 +74,7 @@ def run_whole(raws: list[RawRecord], tmp: Path, **settings: Any) -> WholeRun:
         response_requests=[TestingSink(out.requests)],
         metrics=[TestingSink(out.metrics)],
         duplicates=[TestingSink(out.duplicates)],
+        events=[TestingSink(out.events)],
     )
     recall = RecallService(store, EMB, tables_file())
     try:
