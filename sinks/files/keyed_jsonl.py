@@ -51,14 +51,20 @@ class _KeyedFile:
         self.dirty = False
         self.lines: dict[Hashable, str] = {}
         path.parent.mkdir(parents=True, exist_ok=True)
+        torn = False
         if path.exists():
-            with path.open(encoding="utf-8") as fh:
+            with path.open(encoding="utf-8", errors="replace") as fh:
                 for raw in fh:
+                    if not raw.endswith("\n"):
+                        torn = True  # the last write of a killed run: dropped (the run writes it again)
+                        break
                     line = raw.rstrip("\n")
                     if line.strip():
                         key = line_key(line, key_fields)
                         self.dirty |= key in self.lines  # a file written before keying
                         self.lines[key] = line
+        if torn:
+            self._rewrite()
         self.file = path.open("a", encoding="utf-8")
 
     def write(self, keyed: list[tuple[Hashable, str]]) -> None:
@@ -79,9 +85,13 @@ class _KeyedFile:
     def close(self) -> None:
         self.file.close()
         if self.dirty:
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_text("".join(line + "\n" for line in self.lines.values()), encoding="utf-8")
-            os.replace(tmp, self.path)
+            self._rewrite()
+
+    def _rewrite(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text("".join(line + "\n" for line in self.lines.values()), encoding="utf-8")
+        os.replace(tmp, self.path)
+        self.dirty = False
 
 
 class _KeyedPartition(StatelessSinkPartition[R], Generic[R]):
