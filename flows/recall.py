@@ -1,4 +1,4 @@
-"""The recall service: three tiers in, at most three explained cues out (SPEC §5.8).
+"""The recall service: three tiers in, at most three explained cues out (docs/design.md#recall).
 
     context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
                  \\                           |                            /

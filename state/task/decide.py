@@ -35,7 +35,7 @@ class Decision:
 
 
 def intent_of(turn: Turn, cues: Cues) -> tuple[str, float]:
-    """The tagger's intent label and confidence when the turn carries them (issue 9), else cues."""
+    """The tagger's intent label and confidence when the turn carries them, else cues."""
     label = getattr(turn, "intent_label", None)
     scores = getattr(turn, "intent", None)
     if isinstance(label, str) and isinstance(scores, IntentScores):

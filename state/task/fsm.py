@@ -1,4 +1,4 @@
-"""The task state machine (SPEC §5.6) as a pure transition function.
+"""The task state machine (docs/design.md#task-state-machine) as a pure transition function.
 
     step(state, item, res, cfg) -> (state, outputs)      item: Turn | SessionEnd
     expire(state, until, res, cfg) -> (state, outputs)   event time advanced to `until` (None = ∞)

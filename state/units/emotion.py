@@ -1,4 +1,4 @@
-"""A memory unit's final emotion load (SPEC §5.4): the lexicon's and the head's blended, then the
+"""A memory unit's final emotion load (docs/design.md#tagging): the lexicon's and the head's blended, then the
 speaker's running stress carried in. Pure functions over one turn and one session's state.
 
 Order, per unit: the lexicon's emotion (its segments, apologies already inverted) mixed with the
