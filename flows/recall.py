@@ -3,7 +3,7 @@
     context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
                  \\                           |                            /
                   → candidates (tenant + user only, valid now, said before now)
-                  → one vectorised scoring pass (state.recall_scoring)
+                  → one vectorised scoring pass (state.recall.scoring)
                   → verify the transient ones near the top (guard + verifiers, bounded wait)
                   → arbitration (user > fresh verifier > memory), rescore
                   → top-3 cues with components, reasons, evidence chain, debug marker

@@ -2,7 +2,7 @@
 
 Input: `MemoryUnit`. Output: the same unit with `validity` (type, effective window, cycle
 pattern, last verified) assigned from its own text and normalised times. State: none. The
-lexicon and promotion calendar are hot-reloaded data (`state/resources/`).
+lexicon and promotion calendar are hot-reloaded data (`state/validity/resources/`).
 """
 
 from __future__ import annotations
