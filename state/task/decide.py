@@ -99,6 +99,11 @@ def decide_customer(
     res: TaskResources,
     cfg: TaskConfig,
 ) -> Decision:
+    """What a customer turn does to the task: start, stay, deepen, clarify, drift or a new task.
+
+    `action` is the table's reading of the turn, `refers_to_task` whether it names the task's known
+    entities or commitments; `vector()` embeds the turn only when a similarity is needed.
+    """
     table, cues, text = res.table, res.cues, turn.text
     if state.task_id is None:
         stage = table.actions[action].starts if action else table.fallback_stage
