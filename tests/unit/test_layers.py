@@ -88,3 +88,11 @@ def test_an_upward_import_breaks_the_build(tree: Path, module: str, source: str,
     assert result.returncode == 1, result.stdout + result.stderr
     assert "BROKEN" in result.stdout
     assert message in result.stdout
+
+
+def test_an_import_cycle_breaks_the_build(tree: Path) -> None:
+    _write(tree, "state.ahead", "from state import behind\n")
+    _write(tree, "state.behind", "from state import ahead\n")
+    result = _lint(tree)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "No cycles are allowed in state" in result.stdout
