@@ -1,9 +1,29 @@
-"""The unit type of a clause segment (smalltalk, complaint, request, commitment, status update …)
-and the recall topic it is about, from the segment's intent label, role, stress and the unit cues
-of the lexicon."""
+"""The unit type of a clause segment and of a run of segments, and the recall topic a segment is
+about, from the segment's intent label, the speaker's role, stress and the unit cues of the lexicon
+(`unit_cues` in `state/tagging/resources/tagging.yaml`).
+
+Customer-service types come first, in this order:
+
+* a customer's problem report is a `complaint`: anger, damage or a defect, lateness, a wrong
+  charge or item, a threat to escalate (each a cue family, named among the segment's cues), or
+  plain high stress; said again ("又", "第三次", "again", "already told you") it is a
+  `repeat_complaint`, also when the repetition sits in another segment of the same turn;
+* a customer saying the problem is gone (修好了, 退款到账了, works now), or anyone saying the
+  issue is closed (问题已解决, the ticket is resolved), is a `resolution_confirmation`;
+* a promise that someone other than the speaker made, reported ("快递员说明天会送到",
+  "Maria said she would send me a quote"), is a `third_party_commitment`, as is any commitment
+  spoken in the third-party role;
+* then the intent decides (request → `action_request`, commitment, question, clarification,
+  refusal; a question asking for an action, "能帮我换一台吗", is a request), then progress
+  reports (`status_update`), else `statement`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+
+from state.normalise.segments import SegmentTags
 from state.tagging.lexicon import TagLexicon
 from state.tagging.rules import cue_langs
 
@@ -14,35 +34,103 @@ _KIND_OF_LABEL = {
     "clarify": "clarification",
     "refuse": "refusal",
 }
+COMPLAINT_FAMILY = "complaint"  # unit cue kinds named complaint_* are its families
+REPEAT_CUE = "repeat"
+COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint without a cue
+
+# When segments of one unit (or one turn) differ, the unit is typed by the most salient one.
+KIND_RANK = (
+    "repeat_complaint",
+    "complaint",
+    "resolution_confirmation",
+    "action_request",
+    "refusal",
+    "third_party_commitment",
+    "commitment",
+    "question",
+    "clarification",
+    "status_update",
+    "statement",
+    "smalltalk",
+)
 
 
 def _cue(lex: TagLexicon, kind: str, text: str) -> bool:
     by_lang = lex.unit_cues.get(kind, {})
-    return any(p.search(text) for lang, p in by_lang.items() if lang in cue_langs(text))
+    langs = cue_langs(text)
+    return any(p.search(text) for lang, p in by_lang.items() if lang in langs)
 
 
-def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexicon) -> str:
-    """The unit type of a segment: smalltalk and complaints first, then the intent, then status.
+def complaint_families(text: str, lex: TagLexicon) -> tuple[str, ...]:
+    """The complaint cue families a text matches (`complaint_damage`, `complaint_lateness` …).
+
+    >>> from state.tagging.lexicon import load_lexicon
+    >>> complaint_families("快递晚了五天，里面的蛋糕都坏了，太让人生气了", load_lexicon())
+    ('complaint_anger', 'complaint_damage', 'complaint_lateness')
+    """
+    return tuple(
+        sorted(kind for kind in lex.unit_cues if kind.startswith(COMPLAINT_FAMILY + "_") and _cue(lex, kind, text))
+    )
+
+
+def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexicon) -> tuple[str, tuple[str, ...]]:
+    """The unit type of a segment, and the cue names that decided it (explainability).
+
+    `text` is the cue form (`state.tagging.rules.cue_text`).
 
     >>> from state.tagging.lexicon import load_lexicon
     >>> lex = load_lexicon()
     >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex)
-    'smalltalk'
+    ('smalltalk', ())
     >>> segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
-    'status_update'
+    ('status_update', ())
+    >>> segment_kind("i was charged twice again, this time for july.", "neutral", "customer", 0.2, lex)
+    ('repeat_complaint', ('complaint_billing', 'repeat'))
     """
     stripped = text.strip(" ，,。.!！~～")
+    customer = role != "agent"
+    repeat = (REPEAT_CUE,) if customer and _cue(lex, REPEAT_CUE, text) else ()
     if label == "neutral" and _cue(lex, "smalltalk", stripped):
-        return "smalltalk"
-    if role != "agent" and label in ("neutral", "question", "refuse") and _cue(lex, "complaint", text):
-        return "complaint"
+        return "smalltalk", ()
+    families = complaint_families(text, lex) if customer else ()
+    if families:
+        return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
+    asked = label == "question" or "?" in text or "？" in text
+    if not asked and (
+        (customer and _cue(lex, "resolution_confirmation", text)) or _cue(lex, "resolution_closed", text)
+    ):
+        return "resolution_confirmation", ("resolution",)
+    if _cue(lex, "third_party_commitment", text) or (role == "third_party" and label == "commitment"):
+        return "third_party_commitment", ("third_party_promise",)
+    if label == "question" and _cue(lex, "request_question", text):
+        return "action_request", ("request_question", *repeat)
     if label in _KIND_OF_LABEL:
-        return _KIND_OF_LABEL[label]
+        return _KIND_OF_LABEL[label], repeat
     if _cue(lex, "status_update", stripped):
-        return "status_update"
-    if role != "agent" and stress >= 0.7:
-        return "complaint"
-    return "statement"
+        return "status_update", repeat
+    if customer and stress >= COMPLAINT_STRESS:
+        return ("repeat_complaint" if repeat else "complaint"), ("complaint_stress", *repeat)
+    return "statement", repeat
+
+
+def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
+    """A complaint whose turn says elsewhere that it happens again is a repeat complaint.
+
+    ("I was charged twice. Again!": the repetition is its own segment.)
+    """
+    if not any(REPEAT_CUE in t.cues for t in tags) or not any(t.kind == "complaint" for t in tags):
+        return tuple(tags)
+    return tuple(replace(t, kind="repeat_complaint") if t.kind == "complaint" else t for t in tags)
+
+
+def unit_kind(kinds: Sequence[str]) -> str:
+    """The most salient of several segment kinds (`KIND_RANK`); `statement` for none.
+
+    >>> unit_kind(["smalltalk", "resolution_confirmation"]), unit_kind([])
+    ('resolution_confirmation', 'statement')
+    """
+    present = set(kinds)
+    return next((k for k in KIND_RANK if k in present), "statement")
 
 
 def segment_topic(text: str, lex: TagLexicon) -> str | None:

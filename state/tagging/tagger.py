@@ -30,7 +30,7 @@ import numpy as np
 
 from state.normalise.segments import Segment, SegmentTags, segment_sentences, unit_text
 from state.normalise.turn import Turn
-from state.tagging.kinds import segment_kind, segment_topic
+from state.tagging.kinds import segment_kind, segment_topic, settle_turn_kinds
 from state.tagging.lexicon import CLASSES, TagLexicon
 from state.tagging.rules import (
     Vector,
@@ -144,7 +144,8 @@ def tag_segment(
         inverted = True
         fired = (*fired, "apology_inversion")
     pressure = lex.role_weights.get(role, 1.0) * stress
-    kind = segment_kind(norm, label, role, stress, lex)
+    kind, kind_why = segment_kind(norm, label, role, stress, lex)
+    fired = (*fired, *kind_why)
     return SegmentTags(
         intent=tuple(float(p) for p in probs),
         label=label,
@@ -212,22 +213,25 @@ def tag_texts(
     pause_drop: float = 0.0,
     context_text: str | None = None,
 ) -> tuple[SegmentTags, ...]:
-    """Tag the segments of one turn; the dialogue context applies to the first segment."""
+    """Tag the segments of one turn; the dialogue context applies to the first segment, and a
+    repetition said anywhere in the turn makes its complaints repeat complaints."""
     head_out: tuple[Vector, Vector] | None = None
     if head is not None and segments and config.head_weight > 0:
         texts = [unit_text(t) for t in segments]
         head_out = head.predict(texts, [context_text] * len(segments))
-    return tuple(
-        tag_segment(
-            text,
-            role,
-            lex,
-            prev_intent=prev_intent if i == 0 else None,
-            head=None if head_out is None else (head_out[0][i], head_out[1][i]),
-            config=config,
-            pause_drop=pause_drop,
-        )
-        for i, text in enumerate(segments)
+    return settle_turn_kinds(
+        [
+            tag_segment(
+                text,
+                role,
+                lex,
+                prev_intent=prev_intent if i == 0 else None,
+                head=None if head_out is None else (head_out[0][i], head_out[1][i]),
+                config=config,
+                pause_drop=pause_drop,
+            )
+            for i, text in enumerate(segments)
+        ]
     )
 
 
