@@ -83,27 +83,37 @@ def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexico
     >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex)
     ('smalltalk', ())
     >>> segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
-    ('status_update', ())
+    ('status_update', ('status_done',))
     >>> segment_kind("i was charged twice again, this time for july.", "neutral", "customer", 0.2, lex)
     ('repeat_complaint', ('complaint_billing', 'repeat'))
     """
     stripped = text.strip(" ，,。.!！~～")
     customer = role != "agent"
-    repeat = (REPEAT_CUE,) if customer and _cue(lex, REPEAT_CUE, text) else ()
-    if label == "neutral" and _cue(lex, "smalltalk", stripped):
-        return "smalltalk", ()
-    families = complaint_families(text, lex) if customer else ()
-    if families:
-        return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
     asked = label == "question" or "?" in text or "？" in text
-    if not asked and (
-        (customer and _cue(lex, "resolution_confirmation", text)) or _cue(lex, "resolution_closed", text)
-    ):
+    repeat = (REPEAT_CUE,) if customer and _cue(lex, REPEAT_CUE, text) else ()
+    if (label == "neutral" and _cue(lex, "smalltalk", stripped)) or (not asked and _cue(lex, "courtesy", text)):
+        return "smalltalk", ()
+    if customer:
+        families = complaint_families(text, lex)
+        if _cue(lex, "repeat_contact", text):
+            return "repeat_complaint", (*families, "repeat_contact")
+        if families:
+            return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
+    if asked and _cue(lex, "clarification", text):
+        return "clarification", ("clarification",)
+    resolved = (customer and _cue(lex, "resolution_confirmation", text)) or _cue(lex, "resolution_closed", text)
+    if resolved and not asked and not _cue(lex, "conditional", text):
         return "resolution_confirmation", ("resolution",)
     if _cue(lex, "third_party_commitment", text) or (role == "third_party" and label == "commitment"):
         return "third_party_commitment", ("third_party_promise",)
-    if label == "question" and _cue(lex, "request_question", text):
+    if _cue(lex, "refusal", text):
+        return "refusal", ("refusal",)
+    if label == "question" and _cue(lex, "request_question", text) and not _cue(lex, "wh_question", text):
         return "action_request", ("request_question", *repeat)
+    if label in ("neutral", "commitment") and _cue(lex, "status_done", text) and not _cue(lex, "future", text):
+        return "status_update", ("status_done", *repeat)
+    if not customer and label in ("neutral", "request", "commitment") and _cue(lex, "agent_commitment", text):
+        return "commitment", ("agent_commitment",)
     if label in _KIND_OF_LABEL:
         return _KIND_OF_LABEL[label], repeat
     if _cue(lex, "status_update", stripped):
