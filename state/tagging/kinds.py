@@ -73,10 +73,14 @@ def complaint_families(text: str, lex: TagLexicon) -> tuple[str, ...]:
     )
 
 
-def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexicon) -> tuple[str, tuple[str, ...]]:
+def segment_kind(
+    text: str, label: str, role: str, stress: float, lex: TagLexicon, *, own_promise: bool = True
+) -> tuple[str, tuple[str, ...]]:
     """The unit type of a segment, and the cue names that decided it (explainability).
 
-    `text` is the cue form (`state.tagging.rules.cue_text`).
+    `text` is the cue form (`state.tagging.rules.cue_text`). `own_promise`: a commitment cue fired
+    on the segment's own words; a commitment read from the dialogue context alone (an answer
+    after a request: "It's INV-20931.") is not stored as a commitment, nor is one asked.
 
     >>> from state.tagging.lexicon import load_lexicon
     >>> lex = load_lexicon()
@@ -114,6 +118,8 @@ def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexico
         return "status_update", ("status_done", *repeat)
     if not customer and label in ("neutral", "request", "commitment") and _cue(lex, "agent_commitment", text):
         return "commitment", ("agent_commitment",)
+    if label == "commitment" and (asked or not own_promise):
+        label = "question" if asked else "neutral"
     if label in _KIND_OF_LABEL:
         return _KIND_OF_LABEL[label], repeat
     if _cue(lex, "status_update", stripped):

@@ -144,7 +144,7 @@ def tag_segment(
         inverted = True
         fired = (*fired, "apology_inversion")
     pressure = lex.role_weights.get(role, 1.0) * stress
-    kind, kind_why = segment_kind(norm, label, role, stress, lex)
+    kind, kind_why = segment_kind(norm, label, role, stress, lex, own_promise=_commitment_cue(fired, lex))
     fired = (*fired, *kind_why)
     return SegmentTags(
         intent=tuple(float(p) for p in probs),
