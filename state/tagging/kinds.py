@@ -55,22 +55,21 @@ KIND_RANK = (
 )
 
 
-def _cue(lex: TagLexicon, kind: str, text: str) -> bool:
+def _cue(lex: TagLexicon, kind: str, text: str, langs: tuple[str, ...] | None = None) -> bool:
     by_lang = lex.unit_cues.get(kind, {})
-    langs = cue_langs(text)
+    langs = langs if langs is not None else cue_langs(text)
     return any(p.search(text) for lang, p in by_lang.items() if lang in langs)
 
 
-def complaint_families(text: str, lex: TagLexicon) -> tuple[str, ...]:
+def complaint_families(text: str, lex: TagLexicon, langs: tuple[str, ...] | None = None) -> tuple[str, ...]:
     """The complaint cue families a text matches (`complaint_damage`, `complaint_lateness` …).
 
     >>> from state.tagging.lexicon import load_lexicon
     >>> complaint_families("快递晚了五天，里面的蛋糕都坏了，太让人生气了", load_lexicon())
     ('complaint_anger', 'complaint_damage', 'complaint_lateness')
     """
-    return tuple(
-        sorted(kind for kind in lex.unit_cues if kind.startswith(COMPLAINT_FAMILY + "_") and _cue(lex, kind, text))
-    )
+    prefix = COMPLAINT_FAMILY + "_"
+    return tuple(sorted(kind for kind in lex.unit_cues if kind.startswith(prefix) and _cue(lex, kind, text, langs)))
 
 
 def segment_kind(
@@ -92,37 +91,42 @@ def segment_kind(
     ('repeat_complaint', ('complaint_billing', 'repeat'))
     """
     stripped = text.strip(" ，,。.!！~～")
+    langs = cue_langs(text)
+
+    def has(kind: str, on: str = text) -> bool:
+        return _cue(lex, kind, on, langs)
+
     customer = role != "agent"
     asked = label == "question" or "?" in text or "？" in text
-    repeat = (REPEAT_CUE,) if customer and _cue(lex, REPEAT_CUE, text) else ()
-    if (label == "neutral" and _cue(lex, "smalltalk", stripped)) or (not asked and _cue(lex, "courtesy", text)):
+    repeat = (REPEAT_CUE,) if customer and has(REPEAT_CUE) else ()
+    if (label == "neutral" and has("smalltalk", stripped)) or (not asked and has("courtesy")):
         return "smalltalk", ()
     if customer:
-        families = complaint_families(text, lex)
-        if _cue(lex, "repeat_contact", text):
+        families = complaint_families(text, lex, langs)
+        if has("repeat_contact"):
             return "repeat_complaint", (*families, "repeat_contact")
         if families:
             return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
-    if asked and _cue(lex, "clarification", text):
+    if asked and has("clarification"):
         return "clarification", ("clarification",)
-    resolved = (customer and _cue(lex, "resolution_confirmation", text)) or _cue(lex, "resolution_closed", text)
-    if resolved and not asked and not _cue(lex, "conditional", text):
+    resolved = (customer and has("resolution_confirmation")) or has("resolution_closed")
+    if resolved and not asked and not has("conditional"):
         return "resolution_confirmation", ("resolution",)
-    if _cue(lex, "third_party_commitment", text) or (role == "third_party" and label == "commitment"):
+    if has("third_party_commitment") or (role == "third_party" and label == "commitment"):
         return "third_party_commitment", ("third_party_promise",)
-    if _cue(lex, "refusal", text):
+    if has("refusal"):
         return "refusal", ("refusal",)
-    if label == "question" and _cue(lex, "request_question", text) and not _cue(lex, "wh_question", text):
+    if label == "question" and has("request_question") and not has("wh_question"):
         return "action_request", ("request_question", *repeat)
-    if label in ("neutral", "commitment") and _cue(lex, "status_done", text) and not _cue(lex, "future", text):
+    if label in ("neutral", "commitment") and has("status_done") and not has("future"):
         return "status_update", ("status_done", *repeat)
-    if not customer and label in ("neutral", "request", "commitment") and _cue(lex, "agent_commitment", text):
+    if not customer and label in ("neutral", "request", "commitment") and has("agent_commitment"):
         return "commitment", ("agent_commitment",)
     if label == "commitment" and (asked or not own_promise):
         label = "question" if asked else "neutral"
     if label in _KIND_OF_LABEL:
         return _KIND_OF_LABEL[label], repeat
-    if _cue(lex, "status_update", stripped):
+    if has("status_update", stripped):
         return "status_update", repeat
     if customer and stress >= COMPLAINT_STRESS:
         return ("repeat_complaint" if repeat else "complaint"), ("complaint_stress", *repeat)
