@@ -97,6 +97,8 @@ _REWRITES: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"昨晚"), "昨天晚上"),
     (re.compile(r"明早"), "明天早上"),
     (re.compile(r"今早"), "今天早上"),
+    # 最晚/最迟 (at the latest) are limit words, not 晚 (evening): jionlp would read 最晚周五 as Friday evening.
+    (re.compile(r"最晚|最迟"), "，，"),
     (re.compile(r"明儿(?:个)?"), "明天"),
     (re.compile(r"今儿(?:个)?"), "今天"),
     (re.compile(r"(?<![\d:])\s*(\d{1,2})(?::([0-5]\d))?\s*(am|pm|a\.m\.|p\.m\.|AM|PM)(?![A-Za-z])"), _clock_rewrite),

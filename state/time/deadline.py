@@ -32,6 +32,7 @@ from state.time import calendar as cal
 from state.time.calendar import Found
 from state.time.chinese import chinese_number
 from state.time.english_atoms import word_number
+from state.time.tense import clause_tense
 
 _F = re.IGNORECASE
 _ZH_NUM = r"(?:[0-9]{1,3}|[零〇一二两三四五六七八九十百几]+)"
@@ -228,7 +229,8 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
                 continue
             if zh and not business and unit != "hour" and not _duration_context(text, m):
                 continue  # a bare 三天 / 一年 without a verb of duration is too often something else
-            past = _PAST_DURATION.search(text[max(0, m.start() - 12) : m.end() + 3]) is not None
+            near = _PAST_DURATION.search(text[max(0, m.start() - 12) : m.end() + 3]) is not None
+            past = near or clause_tense(text, m.span()) == "past"
             if past:
                 start, end = _span_back(base, unit, amount, business), base
             else:
