@@ -7,7 +7,9 @@ sentence embeddings, or a fine-tuned transformer, see `sinks/models/tagger_model
 intent per segment when `head_weight` > 0, and into the emotion load per memory unit, after the
 entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`).
 Post rules, in order: hedge downgrade (commitment + hedge adverb +
-negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
+negotiable object → request, confidence 0.3, certainty down), commitment strength, the general
+hedge rule (a hedge marker such as 应该/估计/吧 or maybe/I think in a statement, promise or refusal:
+confidence ≤ 0.45, certainty ≤ 0.35, a promise's strength 0.3), ASR pauses ≥ 1 s
 lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
 The speaker's running stress (emotional inertia) is carried in later, on each unit's final
 lexicon + head stress (`state/units/emotion.py`), not here. Stress cues read negation and
@@ -32,10 +34,11 @@ import numpy.typing as npt
 
 from state.normalise.segments import Segment, SegmentTags, segment_sentences, unit_text
 from state.normalise.turn import Turn
+from state.tagging.hedges import commitment_strength, hedge_marker, hedged, promise_shape
+from state.tagging.hedges import cue_langs as _langs
 from state.tagging.lexicon import CLASSES, EMOTIONS, CueScope, TagLexicon
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
 _APOS = re.compile(r"\s*\\?\s*['’‘`]\s*(?=(?:ll|s|t|re|ve|d|m)\b)", re.IGNORECASE)
 _SPACE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
 _SPACES = re.compile(r"\s+")
@@ -82,15 +85,6 @@ def cue_text(text: str) -> str:
     text = _APOS.sub("'", text.replace("’", "'").replace("‘", "'"))
     text = _SPACE_PUNCT.sub(r"\1", text)
     return _SPACES.sub(" ", text).strip().lower()
-
-
-def _langs(text: str) -> tuple[str, ...]:
-    langs = ["any"]
-    if _CJK.search(text):
-        langs.append("zh")
-    if _LATIN.search(text):
-        langs.append("en")
-    return tuple(langs)
 
 
 def softmax(logits: Vector) -> Vector:
@@ -198,33 +192,6 @@ def english_valence(text: str) -> float:
     return float(_vader().polarity_scores(text)["compound"])
 
 
-def _has_any(text: str, words: tuple[str, ...]) -> bool:
-    return any(w in text for w in words)
-
-
-def hedged(text: str, lex: TagLexicon) -> bool:
-    """Hedge adverb and negotiable object in the same segment (either language).
-
-    >>> from state.tagging.lexicon import load_lexicon
-    >>> hedged("这个价格我们尽力争取", load_lexicon()), hedged("价格已确认", load_lexicon())
-    (True, False)
-    """
-    h = lex.hedge
-    for lang in _langs(text):
-        if lang != "any" and _has_any(text, h.adverbs.get(lang, ())) and _has_any(text, h.objects.get(lang, ())):
-            return True
-    return False
-
-
-def commitment_strength(text: str, lex: TagLexicon) -> float:
-    """The first matching tier of the strength table (try 0.3 before promise 1.0 before will 0.7)."""
-    langs = _langs(text)
-    for rule in lex.strength_rules:
-        if rule.lang in langs and rule.regex.search(text):
-            return rule.strength
-    return 0.0
-
-
 def tag_segment(
     text: str,
     role: str,
@@ -271,6 +238,14 @@ def tag_segment(
         fired = (*fired, "hedge_rule")
     if label == "commitment" or is_hedged:
         strength = commitment_strength(norm, lex)
+    # The general hedge rule: a marker makes a statement uncertain and a promise weak.
+    marker = hedge_marker(norm, lex) if label not in _NOT_HEDGED else None
+    if marker is not None and not is_hedged:
+        confidence = min(confidence, lex.hedge.marker_confidence)
+        certainty = min(certainty, lex.hedge.marker_max_certainty)
+        if committed or promise_shape(norm, lex):
+            strength = lex.hedge.marker_strength
+        fired = (*fired, "hedge_marker")
     certainty = max(0.0, certainty - pause_drop)
     inverted = False
     apology_cue = lex.apology.get("zh" if _CJK.search(norm) else "en")
@@ -291,7 +266,7 @@ def tag_segment(
         confidence=confidence,
         commitment_strength=strength,
         pressure=pressure,
-        hedged=is_hedged,
+        hedged=is_hedged or marker is not None,
         apology=apology,
         apology_inverted=inverted,
         kind=kind,
@@ -299,6 +274,9 @@ def tag_segment(
         cues=fired,
     )
 
+
+# Hedges in a question or a request are politeness ("could you maybe …", 你看看可能是什么问题？), not doubt.
+_NOT_HEDGED = ("question", "clarify", "request")
 
 _KIND_OF_LABEL = {
     "request": "action_request",

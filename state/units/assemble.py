@@ -152,6 +152,10 @@ def _unit(
         stress, certainty, urgency, cooperation = load
         emotion = EmotionLoad(stress=stress, certainty=certainty, urgency=urgency, cooperation=cooperation)
         confidence = min(t.confidence for t in tags)
+        hedged = [t.certainty for t in tags if t.hedged]
+        if hedged:  # a hedge holds whatever the head's emotion says: the unit is no surer than its hedged part
+            certainty = min(certainty, max(hedged))
+            emotion = emotion.model_copy(update={"certainty": certainty})
         strength = max(t.commitment_strength for t in tags)
         topic = next((t.topic for t in tags if t.topic), None)
     else:
