@@ -62,6 +62,9 @@ _EN_DURATION = re.compile(
     rf"|\b(?P<n3>\d{{1,3}}|{_EN_NUM})\s+(?P<biz3>business|working)\s+days?\b(?!\s+ago)",
     _F,
 )
+# Cheap gates: a count needs a unit word; most turns have none and skip the long patterns.
+_ZH_GATE = re.compile(r"天|日|小时|钟头|分钟|周|星期|礼拜|个月|年")
+_EN_GATE = re.compile(r"\b(?:min(?:ute)?|hour|hr|day|week|month|year)s?\b", _F)
 _EN_OFFSET_AFTER = re.compile(r"^\s+(?:ago|later|from now|from today|after|before|earlier)\b", _F)
 _ZH_UNITS = {"日": "day", "天": "day", "小时": "hour", "钟头": "hour", "分钟": "minute"}
 _ZH_UNITS |= {"周": "week", "星期": "week", "礼拜": "week", "个月": "month", "年": "year"}
@@ -127,6 +130,12 @@ def _count(m: re.Match[str], *, zh: bool) -> tuple[str, float, bool]:
     return unit, amount, biz in ("工作", "business", "working")
 
 
+def _gated(text: str, zh: re.Pattern[str], en: re.Pattern[str]) -> list[tuple[re.Pattern[str], bool]]:
+    """The (pattern, is Chinese) pairs worth running on `text`: those whose unit words it holds."""
+    out = [(zh, True)] if _ZH_GATE.search(text) else []
+    return [*out, (en, False)] if _EN_GATE.search(text) else out
+
+
 def _free(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return all(span[1] <= a or span[0] >= b for a, b in taken)
 
@@ -140,7 +149,7 @@ def find_within(text: str, base: datetime) -> list[Found]:
     [('within 48 hours', '2026-12-06T09:30:00')]
     """
     out: list[Found] = []
-    for pattern, zh in ((_ZH_WITHIN, True), (_EN_WITHIN, False)):
+    for pattern, zh in _gated(text, _ZH_WITHIN, _EN_WITHIN):
         for m in pattern.finditer(text):
             try:
                 unit, amount, business = _count(m, zh=zh)
@@ -217,7 +226,7 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
     [('三天', '2026-12-01T09:00:00', '2026-12-04T09:00:00')]
     """
     out: list[Found] = []
-    for pattern, zh in ((_ZH_DURATION, True), (_EN_DURATION, False)):
+    for pattern, zh in _gated(text, _ZH_DURATION, _EN_DURATION):
         for m in pattern.finditer(text):
             if not _free(m.span(), taken + [f.span for f in out]):
                 continue
