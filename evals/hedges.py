@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     cols = ("hedge_precision", "hedge_recall", "hedge_accuracy", "uncertain_when_hedged", "weak_promise_recall")
     print(f"{'subset':<6} {'n':>3}  " + "  ".join(f"{c:>21}" for c in cols) + "  false_weak")
     for key, row in report(verdicts).items():
-        print(f"{key:<6} {int(row['n']):>3}  " + "  ".join(f"{row[c]:>21.1%}" for c in cols) + f"  {int(row['false_weak'])}")
+        figures = "  ".join(f"{row[c]:>21.1%}" for c in cols)
+        print(f"{key:<6} {int(row['n']):>3}  {figures}  {int(row['false_weak'])}")
     if args.show_errors:
         for v in verdicts:
             promise_wrong = (v.item.promise == "weak") != v.weak

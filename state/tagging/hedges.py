@@ -5,9 +5,9 @@ Two hedge rules, data in `state/tagging/resources/tagging.yaml` (`hedge`):
 * the narrow one — a promise with an effort adverb (尽力, 尽量, 争取; try to, do our best) about a
   negotiable object (价格, 工期; price, deadline) is a request for room, not a promise (`hedged`);
 * the general one — a hedge marker (应该, 估计, 可能, 大概, 也许, sentence-final 吧; maybe, probably,
-  I think, should be, might …) in a statement, a promise or a refusal makes it uncertain, and a
-  hedged promise (`promise_shape`: the speaker undertaking something) is a weak one
-  (`hedge_marker`).
+  I think, should be, might …) makes what is said uncertain, and a hedged promise (a commitment, or
+  `promise_shape`: the speaker undertaking something) is a weak one (`hedge_marker`); in a real
+  question or a polite request (`politeness`) a hedge is politeness and changes nothing.
 
 Commitment strength is the first matching tier of the strength table. Pure functions.
 """
@@ -68,6 +68,20 @@ def hedge_marker(text: str, lex: TagLexicon) -> str | None:
         if m is not None:
             return m.group(0)
     return None
+
+
+def politeness(text: str, label: str, lex: TagLexicon) -> bool:
+    """A real question or a polite request: a hedge in it is politeness, not doubt.
+
+    >>> from state.tagging.lexicon import load_lexicon
+    >>> lex = load_lexicon()
+    >>> politeness("could you maybe check?", "request", lex), politeness("我不太确定是不是这个订单", "question", lex)
+    (True, False)
+    """
+    if label not in ("question", "clarify", "request"):
+        return False
+    langs = cue_langs(text)
+    return any(p.search(text) for lang, p in lex.hedge.polite.items() if lang in langs)
 
 
 def promise_shape(text: str, lex: TagLexicon) -> bool:

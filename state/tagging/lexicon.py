@@ -82,6 +82,7 @@ class Hedge:
     # The general rule: a hedge marker (应该, 估计, 吧; maybe, I think …) per language.
     markers: dict[str, re.Pattern[str]] = field(default_factory=dict)
     promise: dict[str, re.Pattern[str]] = field(default_factory=dict)  # the shape of an undertaking
+    polite: dict[str, re.Pattern[str]] = field(default_factory=dict)  # a real question or a polite request
     marker_confidence: float = 0.45
     marker_max_certainty: float = 0.35
     marker_strength: float = 0.3
@@ -244,6 +245,7 @@ def parse_lexicon(data: object) -> TagLexicon:
             certainty_drop=float(hedge.get("certainty_drop", 0.3)),
             markers={str(k): _compile(v, f"hedge.markers.{k}") for k, v in (hedge.get("markers") or {}).items()},
             promise={str(k): _compile(v, f"hedge.promise.{k}") for k, v in (hedge.get("promise") or {}).items()},
+            polite={str(k): _compile(v, f"hedge.polite.{k}") for k, v in (hedge.get("polite") or {}).items()},
             marker_confidence=float(hedge.get("marker_confidence", 0.45)),
             marker_max_certainty=float(hedge.get("marker_max_certainty", 0.35)),
             marker_strength=float(hedge.get("marker_strength", 0.3)),

@@ -8,8 +8,8 @@ intent per segment when `head_weight` > 0, and into the emotion load per memory 
 entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`).
 Post rules, in order: hedge downgrade (commitment + hedge adverb +
 negotiable object → request, confidence 0.3, certainty down), commitment strength, the general
-hedge rule (a hedge marker such as 应该/估计/吧 or maybe/I think in a statement, promise or refusal:
-confidence ≤ 0.45, certainty ≤ 0.35, a promise's strength 0.3), ASR pauses ≥ 1 s
+hedge rule (a hedge marker such as 应该/估计/吧 or maybe/I think, unless it is the politeness of a real
+question or a polite request: confidence ≤ 0.45, certainty ≤ 0.35, a promise's strength 0.3), ASR pauses ≥ 1 s
 lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
 The speaker's running stress (emotional inertia) is carried in later, on each unit's final
 lexicon + head stress (`state/units/emotion.py`), not here. Stress cues read negation and
@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from state.normalise.segments import Segment, SegmentTags, segment_sentences, unit_text
 from state.normalise.turn import Turn
-from state.tagging.hedges import commitment_strength, hedge_marker, hedged, promise_shape
+from state.tagging.hedges import commitment_strength, hedge_marker, hedged, politeness, promise_shape
 from state.tagging.hedges import cue_langs as _langs
 from state.tagging.lexicon import CLASSES, EMOTIONS, CueScope, TagLexicon
 
@@ -239,11 +239,11 @@ def tag_segment(
     if label == "commitment" or is_hedged:
         strength = commitment_strength(norm, lex)
     # The general hedge rule: a marker makes a statement uncertain and a promise weak.
-    marker = hedge_marker(norm, lex) if label not in _NOT_HEDGED else None
+    marker = None if politeness(norm, label, lex) else hedge_marker(norm, lex)
     if marker is not None and not is_hedged:
         confidence = min(confidence, lex.hedge.marker_confidence)
         certainty = min(certainty, lex.hedge.marker_max_certainty)
-        if committed or promise_shape(norm, lex):
+        if label == "commitment" or promise_shape(norm, lex):
             strength = lex.hedge.marker_strength
         fired = (*fired, "hedge_marker")
     certainty = max(0.0, certainty - pause_drop)
@@ -274,9 +274,6 @@ def tag_segment(
         cues=fired,
     )
 
-
-# Hedges in a question or a request are politeness ("could you maybe …", 你看看可能是什么问题？), not doubt.
-_NOT_HEDGED = ("question", "clarify", "request")
 
 _KIND_OF_LABEL = {
     "request": "action_request",

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from evals.hedges import judge, load_gold, report
 from schemas.events import ConversationEvent
 from state.core.embedding import Embedder
 from state.normalise.turn import NormaliseConfig, normalise_turn
@@ -111,3 +112,21 @@ def test_the_issue_sentence_is_stored_hedged_with_its_deadline(static_embedder: 
 def test_a_promise_unit_carries_its_deadline(static_embedder: Embedder) -> None:
     units = _units("我们会给您补偿五十元优惠券，两天内发到您的账户", static_embedder)
     assert [u.deadline for u in units if u.deadline is not None] == [datetime(2026, 12, 2, 23, 59, 59, tzinfo=UTC)]
+
+
+def test_fresh_hedge_set() -> None:
+    verdicts = judge(load_gold())
+    assert len(verdicts) >= 60
+    figures = report(verdicts)
+    for lang in ("zh", "en"):
+        assert figures[lang]["hedge_precision"] >= 0.95
+        assert figures[lang]["hedge_recall"] >= 0.9
+        assert figures[lang]["weak_promise_recall"] >= 0.9
+    assert figures["all"]["false_weak"] == 0
+
+
+def test_a_prediction_to_the_listener_is_a_hedge_not_advice() -> None:
+    tags = tag_segment("You should get a call from the technician tomorrow.", "agent", LEX)
+    assert tags.hedged
+    assert tags.commitment_strength == pytest.approx(0.3)
+    assert not tag_segment("You should have told me earlier.", "customer", LEX).hedged
