@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evals.time_gold import judge, load_gold, ours
 from schemas.memory import MemoryUnit, TimeExpression
@@ -153,3 +155,65 @@ def test_fresh_set_every_deadline_exact_and_97_percent_overall() -> None:
 def test_held_out_set_stays_at_95_percent_per_language(lang: str) -> None:
     items = [i for i in load_gold(HOLDOUT) if i.lang == lang]
     assert sum(judge(i, ours(i))[0] for i in items) / len(items) >= 0.95
+
+
+_TOKENS = [
+    "前",
+    "之前",
+    "以内",
+    "内",
+    "截止到",
+    "最晚",
+    "为止",
+    "个工作日",
+    "天",
+    "小时",
+    "个月",
+    "年",
+    "周五",
+    "12月20日",
+    "下午4点",
+    "三",
+    "两",
+    "几",
+    "百",
+    "999",
+    "0",
+    "到",
+    "-",
+    "within",
+    "by",
+    "before",
+    "no later than",
+    "business",
+    "days",
+    "hours",
+    "weeks",
+    "for",
+    "took",
+    "was",
+    "will",
+    "at the latest",
+    "Friday",
+    "October 15",
+    "the 31st",
+    "2/30",
+    "了",
+    "过",
+    "会",
+    " ",
+    "，",
+    "。",
+    "?",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=12), st.integers(min_value=0, max_value=3))
+def test_any_mix_of_limit_words_and_counts_never_raises(parts: list[str], shift: int) -> None:
+    text = "".join(parts)
+    base = datetime(2026 + shift * 300, 12, 31, 23, 30, tzinfo=UTC)
+    for t in normalise_times(text, base, language_mix(text)):
+        assert 0 <= t.span[0] < t.span[1] <= len(text)
+        assert t.start <= t.end
+        assert t.kind != "deadline" or t.deadline == t.end
