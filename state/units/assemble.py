@@ -23,6 +23,7 @@ from state.normalise.turn import Turn
 from state.tagging.lexicon import CLASSES
 from state.tagging.tagger import Vector, turn_intent
 from state.terms.whitelist import SentenceNote
+from state.units.promise import carry_deadlines
 
 # When a merged run mixes kinds, the unit is typed by the most salient one.
 _KIND_RANK = (
@@ -130,7 +131,7 @@ def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
         entropies = turn.segment_entropy[span.first : span.last + 1]
         entropy = (max(entropies) if span.atomic else sum(entropies) / len(entropies)) if entropies else 0.5
         units.append(_unit(turn, index, text, merged, tags, entropy, span.priority, start, end))
-    return tuple(units)
+    return carry_deadlines(units)
 
 
 def _unit(

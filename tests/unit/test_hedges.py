@@ -1,4 +1,5 @@
-"""Hedges in both languages: an uncertain statement, a weak promise; the price/schedule rule stays."""
+"""Hedges in both languages (an uncertain statement, a weak promise; the price/schedule rule stays),
+and a promise unit carrying its deadline."""
 
 from __future__ import annotations
 
@@ -111,7 +112,9 @@ def test_the_issue_sentence_is_stored_hedged_with_its_deadline(static_embedder: 
 
 def test_a_promise_unit_carries_its_deadline(static_embedder: Embedder) -> None:
     units = _units("我们会给您补偿五十元优惠券，两天内发到您的账户", static_embedder)
-    assert [u.deadline for u in units if u.deadline is not None] == [datetime(2026, 12, 2, 23, 59, 59, tzinfo=UTC)]
+    promises = [u for u in units if u.unit_type == "commitment"]
+    assert promises
+    assert {u.deadline for u in promises} == {datetime(2026, 12, 2, 23, 59, 59, tzinfo=UTC)}
 
 
 def test_fresh_hedge_set() -> None:
@@ -130,3 +133,17 @@ def test_a_prediction_to_the_listener_is_a_hedge_not_advice() -> None:
     assert tags.hedged
     assert tags.commitment_strength == pytest.approx(0.3)
     assert not tag_segment("You should have told me earlier.", "customer", LEX).hedged
+
+
+def test_a_promise_takes_the_deadline_said_in_the_next_clause(static_embedder: Embedder) -> None:
+    units = _units("我们会给您退款。三个工作日内到账。", static_embedder)
+    promise = next(u for u in units if u.unit_type == "commitment")
+    assert promise.deadline == datetime(2026, 12, 3, 23, 59, 59, tzinfo=UTC)
+    en = _units("We will send you a replacement. It should arrive within 5 business days.", static_embedder)
+    assert en[0].unit_type == "commitment"
+    assert en[0].deadline == datetime(2026, 12, 7, 23, 59, 59, tzinfo=UTC)
+
+
+def test_a_promise_never_takes_another_promises_deadline(static_embedder: Embedder) -> None:
+    units = _units("我们会给您退款。我们会在三个工作日内再发一个。", static_embedder)
+    assert [u.deadline is not None for u in units] == [False, True]
