@@ -35,7 +35,7 @@ from state.time.english_atoms import word_number
 from state.time.tense import clause_tense
 
 _F = re.IGNORECASE
-_ZH_NUM = r"(?:[0-9]{1,3}|[零〇一二两三四五六七八九十百几]+)"
+_ZH_NUM = r"(?:[0-9]{1,3}(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百几]+)"
 _EN_NUM = (
     r"(?:\d{1,3}|(?:twenty|thirty|forty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|a couple of|"
     r"a few|several|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|ten|eleven|twelve|thirteen|"
@@ -43,17 +43,21 @@ _EN_NUM = (
 )
 _ZH_UNIT = r"(?P<biz>工作|个工作|自然|个自然)?(?P<u>日|天|小时|钟头|分钟|周|星期|礼拜|个月|年)"
 _EN_UNIT = r"(?:(?P<biz>business|working|calendar)\s+)?(?P<u>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b"
-_ZH_COUNT = rf"(?:(?P<lo>{_ZH_NUM})(?:个)?(?:到|至|-|~|～|—)\s*)?(?P<n>{_ZH_NUM}|半)(?:个)?(?P<half>半)?{_ZH_UNIT}"
+# A range counts its upper end; its lower end may carry the unit too (1小时 - 2小时, 3到5个工作日).
+_ZH_LOW = r"(?:工作日|个工作日|天|日|小时|个小时|钟头|分钟|周|星期|个星期|个月|年)?"
+_ZH_COUNT = (
+    rf"(?:(?P<lo>{_ZH_NUM})(?:个)?{_ZH_LOW}\s*(?:到|至|-|~|～|—)\s*)?(?P<n>{_ZH_NUM}|半)(?:个)?(?P<half>半)?{_ZH_UNIT}"
+)
 _EN_COUNT = rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})\s*(?:-|–|to|or)\s*)?(?P<n>{_EN_NUM}|half an?)\s+{_EN_UNIT}"
 
-_NO_DIGIT_BEFORE = r"(?<![0-9零〇一二两三四五六七八九十百])"
+_NO_DIGIT_BEFORE = r"(?<![0-9.零〇一二两三四五六七八九十百])"
 _ZH_WITHIN = re.compile(rf"{_NO_DIGIT_BEFORE}{_ZH_COUNT}(?:之内|以内|内)")
 _EN_WITHIN = re.compile(
     rf"\b(?:within|inside of|in the next|in the coming|over the next|in)\s+(?:the\s+next\s+)?{_EN_COUNT}", _F
 )
 # A duration: a count of time that no other pass took and that is no offset (三天后, two days ago).
 _ZH_DURATION = re.compile(
-    rf"{_NO_DIGIT_BEFORE}(?<![第每这那前后上下])(?<!星期)(?<!礼拜){_ZH_COUNT}(?![前后以之内级纪龄代底初末中号日])"
+    rf"{_NO_DIGIT_BEFORE}(?<![第每这那前后上下过])(?<!星期)(?<!礼拜){_ZH_COUNT}(?![前后以之内级纪龄代底初末中号日])"
 )
 _EN_DURATION = re.compile(
     rf"\b(?:for|takes?|took|taking|lasts?|lasted|need|needs|needed|about|around|approximately|roughly)\s+"
@@ -101,6 +105,8 @@ def _amount(text: str, *, zh: bool) -> float:
     text = text.strip().lower()
     if text.startswith("half"):
         return 0.5
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
     return chinese_number(text) if zh else word_number(text)
 
 
@@ -236,8 +242,8 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
                 unit, amount, business = _count(m, zh=zh)
             except (ValueError, KeyError):
                 continue
-            if zh and not business and unit != "hour" and not _duration_context(text, m):
-                continue  # a bare 三天 / 一年 without a verb of duration is too often something else
+            if zh and not business and not _duration_context(text, m):
+                continue  # a bare 三天 / 24小时 without a word of duration is too often something else
             near = _PAST_DURATION.search(text[max(0, m.start() - 12) : m.end() + 3]) is not None
             past = near or clause_tense(text, m.span()) == "past"
             if past:
@@ -251,7 +257,7 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
 
 
 _ZH_DURATION_CUE = re.compile(
-    r"(需要|需|要|得|花|用|等|持续|大概|大约|约|预计|时效|周期|耗时|历时|了|过|整整|足足|近|最近|过去)"
+    r"(需要|需|要|得|花|用|等|持续|大概|大约|约|预计|时效|周期|耗时|历时|了|整整|足足|近|最近|过去|玩|时长|时间|有效期)"
 )
 
 

@@ -96,6 +96,29 @@ def test_durations_run_forward_or_back_to_the_event() -> None:
     assert (on_hold.start.isoformat(), on_hold.end) == ("2026-11-30T08:15:00+00:00", MONDAY)
 
 
+def test_duration_ranges_decimals_and_what_is_no_duration() -> None:
+    ranged = only("游玩时间是1小时 - 4小时")
+    assert (ranged.kind, ranged.original_form, ranged.end.isoformat()) == (
+        "duration",
+        "1小时 - 4小时",
+        "2026-11-30T13:00:00+00:00",
+    )
+    assert only("游玩的时长是0.5小时").end.isoformat() == "2026-11-30T09:30:00+00:00"
+    assert times("提供24小时热水") == []  # an attribute, no length of anything said
+    assert times("我过两天要和朋友出去玩") == []  # 过两天 is "in a couple of days", no length
+
+
+def test_a_duration_bounds_no_validity() -> None:
+    from state.core.datafiles import packaged, read_data
+    from state.validity.rules import assign_validity, parse_calendar, parse_lexicon
+
+    lex = parse_lexicon(read_data(packaged("validity_lexicon.yaml")))
+    cal = parse_calendar(read_data(packaged("promotion_calendar.yaml")))
+    text = "这个景点可以玩2-3小时"
+    validity = assign_validity(text, tuple(times(text)), MONDAY, lex, cal)
+    assert validity.effective_to is None
+
+
 def test_offsets_stay_points() -> None:
     assert [(t.kind, t.original_form) for t in times("两天前就发货了，三天后再说")] == [
         ("point", "两天前"),
