@@ -267,7 +267,10 @@ def parse_point(form: str, base: datetime) -> tuple[datetime, datetime] | None:
     times = result.get("time") if isinstance(result, dict) else None
     if result.get("type") not in ("time_point", "time_span") or not isinstance(times, list) or "inf" in times:
         return None
-    return datetime.fromisoformat(times[0]), datetime.fromisoformat(times[1])
+    try:
+        return datetime.fromisoformat(times[0]), datetime.fromisoformat(times[1])
+    except ValueError:
+        return None  # jionlp prints years < 1000 ("9999年内" → '999-01-01') outside ISO 8601: not a time here
 
 
 def _close_open_span(form: str, span: tuple[int, int], base: datetime) -> Found | None:
@@ -335,7 +338,10 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         if delta is not None:
             out.append(Found(form, span, *delta, "jionlp"))
             continue
-        limited = _limit_stem(form, span, base)
+        try:
+            limited = _limit_stem(form, span, base)
+        except (ValueError, OverflowError):
+            continue  # the limit's time is past the calendar
         if limited is not None:
             out.append(limited)
             continue
