@@ -113,7 +113,7 @@ def state_mirror_for(settings: Settings, mode: Mode) -> StateMirror:
 
 def kafka_config(cfg: KafkaSettings, *, consumer: bool) -> dict[str, str]:
     """librdkafka settings, security included (secrets unwrapped only here)."""
-    conf: dict[str, str] = {"security.protocol": cfg.security_protocol}
+    conf: dict[str, str] = {"security.protocol": cfg.security_protocol, "log_level": str(cfg.log_level)}
     if consumer:
         conf |= {
             "group.id": cfg.group_id,

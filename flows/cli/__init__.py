@@ -13,16 +13,27 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 
 from flows.cli import evals, ingest, query, respond
-from flows.cli.app import app
+from flows.cli.app import app, err_console
+from flows.cli.errors import debug_enabled, describe
 from flows.cli.ops import register_stream_commands
 
 register_stream_commands(app)
 __all__ = ["app", "evals", "ingest", "main", "query", "respond"]
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    """The console entry point: every failure ends as one or two lines (a traceback with --debug)."""
     logging.basicConfig(level=os.environ.get("RECALLFLOW_LOG_LEVEL", "WARNING"), format="%(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # the chat client logs its own JSON line per call
-    app()
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="recallflow")
+    except Exception as exc:
+        if debug_enabled():
+            raise
+        failure = describe(exc)
+        for line in failure.lines():
+            err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(failure.exit_code) from None

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from flows.build import build_flow
 from flows.cli.app import app, console
-from flows.cli.ops import kafka_client_config
+from flows.cli.ops import kafka_client_config, kafka_connection
 from flows.io import InputSpec, KafkaReplayInput, paced_file_input
 from flows.runtime import (
     anchor_embedder_for,
@@ -36,6 +36,7 @@ from flows.settings import Settings
 from schemas.deadletter import DeadLetter
 from schemas.events import as_utc
 from schemas.session import ArchivedTask, SessionState
+from sinks.kafka.admin import ProduceReport
 from sinks.kafka.source import Start
 from sinks.store.base import StoreFilter
 
@@ -227,17 +228,26 @@ def run(
 @app.command()
 def produce(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)]) -> None:
     """Send a JSONL file to the input topic, keyed by session id."""
-    from sinks.kafka.admin import KafkaConnection, produce_jsonl
+    from sinks.kafka.admin import produce_jsonl
 
     settings = Settings()
-    cfg = settings.kafka
-    conn = KafkaConnection(
-        bootstrap_servers=cfg.bootstrap_servers,
-        security_protocol=cfg.security_protocol,
-        sasl_mechanism=cfg.sasl_mechanism,
-        sasl_username=cfg.sasl_username,
-        sasl_password=cfg.sasl_password.get_secret_value() if cfg.sasl_password else None,
-        ssl_ca_location=cfg.ssl_ca_location,
-    )
-    report = produce_jsonl(conn, cfg.input_topic, file)
-    console.print(report)
+    report = produce_jsonl(kafka_connection(settings), settings.kafka.input_topic, file)
+    console.print(produce_sentence(report, file.name), highlight=False)
+
+
+def produce_sentence(report: ProduceReport, name: str) -> str:
+    """`produce`'s one-line summary.
+
+    >>> produce_sentence(ProduceReport(topic="t", sent=3, unkeyed=1, blank=2), "a.jsonl")
+    'sent 3 records from a.jsonl to topic t (1 without a session id: the flow will dead-letter it; 2 blank lines skipped)'
+    """
+    notes = []
+    if report.unkeyed:
+        notes.append(
+            f"{report.unkeyed} without a session id: the flow will dead-letter "
+            + ("it" if report.unkeyed == 1 else "them")
+        )
+    if report.blank:
+        notes.append(f"{report.blank} blank line{'s' if report.blank != 1 else ''} skipped")
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    return f"sent {report.sent} record{'s' if report.sent != 1 else ''} from {name} to topic {report.topic}{tail}"

@@ -42,6 +42,7 @@ def kafka_connection(settings: Settings) -> KafkaConnection:
         sasl_username=cfg.sasl_username,
         sasl_password=cfg.sasl_password.get_secret_value() if cfg.sasl_password else None,
         ssl_ca_location=cfg.ssl_ca_location,
+        log_level=cfg.log_level,
     )
 
 
