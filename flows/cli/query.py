@@ -53,6 +53,19 @@ def state(
         render(console, current, archived, where)
 
 
+def parse_time(text: str, option: str) -> datetime:
+    """An ISO 8601 time from the command line (UTC when it has no offset), or a clear usage error.
+
+    >>> parse_time("2026-11-30T09:00:00+08:00", "--at").isoformat()
+    '2026-11-30T01:00:00+00:00'
+    """
+    try:
+        return as_utc(datetime.fromisoformat(text.strip()))
+    except (ValueError, OverflowError) as exc:
+        msg = f"{text!r} is not an ISO 8601 time; e.g. 2026-11-30T09:00:00+08:00 (no offset: UTC)"
+        raise typer.BadParameter(msg, param_hint=option) from exc
+
+
 def _context(items: list[str], at: datetime) -> tuple[ContextTurn, ...]:
     """`role:text` items (role customer|agent|third_party; default customer), oldest first."""
     turns = []
@@ -110,7 +123,7 @@ def recall(
     embedder = embedder_for(settings)
     recent = recent_actions_for(settings, "run") if settings.redis.enabled else None
     service = recall_service_for(settings, embedder, recent=recent)
-    when = as_utc(datetime.fromisoformat(at)) if at else datetime.now(tz=UTC)
+    when = parse_time(at, "--at") if at else datetime.now(tz=UTC)
     request = RecallRequest(
         query_event_id=f"cli-{when.timestamp():.0f}",
         session_id=session,
