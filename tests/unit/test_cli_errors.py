@@ -41,7 +41,8 @@ def test_unknown_topic_says_how_to_create_it() -> None:
 def test_a_locked_store_names_serve_and_the_setting() -> None:
     failure = describe(StoreError("qdrant-edge load failed: Can't init WAL: Kind(WouldBlock)"))
     assert "locked by another process" in failure.message
-    assert "serve" in (failure.fix or "") and "RECALLFLOW_STORE__PATH" in (failure.fix or "")
+    assert "serve" in (failure.fix or "")
+    assert "RECALLFLOW_STORE__PATH" in (failure.fix or "")
 
 
 def test_configuration_and_unexpected_errors() -> None:
@@ -76,7 +77,8 @@ def held_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
         text=True,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
         yield path
     finally:
         holder.kill()

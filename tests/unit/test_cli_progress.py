@@ -44,7 +44,9 @@ def test_the_run_line_shows_events_rate_dead_letters_and_lag() -> None:
     console.print(RunLine(tally, lambda: "12", stopping))
     text = console.export_text()
     assert "25 events (2.5/s)" in text
-    assert "2 sessions" in text and "3 dead letters" in text and "lag 12" in text
+    assert "2 sessions" in text
+    assert "3 dead letters" in text
+    assert "lag 12" in text
     assert "Ctrl-C stops cleanly" in text
     stopping.set()
     console.print(RunLine(tally, lambda: "12", stopping))
@@ -67,7 +69,9 @@ def test_the_summary_says_when_it_was_stopped(tmp_path: Path) -> None:
     tally.dead["malformed"] = 1
     settings = Settings(deadletter={"path": tmp_path / "dl.jsonl"}, metrics={"enabled": False})
     console = Console(width=160, record=True)
-    console.print(summary_table("run on t", tally, settings, lines_read=None, stored=9, with_recall=False, stopped=True))
+    console.print(
+        summary_table("run on t", tally, settings, lines_read=None, stored=9, with_recall=False, stopped=True)
+    )
     text = console.export_text()
     assert "run on t (stopped early)" in text
     assert "malformed: 1" in text
