@@ -3,6 +3,7 @@
     ingest   replay, run, produce
     query    state, recall, serve
     respond  respond, train-tagger
+    formats  schema, convert
     evals    eval recall | scenarios | time | coref | tagger
     ops      topics, lag, recovery, metrics, report, transcribe
 
@@ -15,13 +16,13 @@ import logging
 import os
 from collections.abc import Sequence
 
-from flows.cli import evals, ingest, query, respond
+from flows.cli import evals, formats, ingest, query, respond
 from flows.cli.app import app, err_console
 from flows.cli.errors import debug_enabled, describe
 from flows.cli.ops import register_stream_commands
 
 register_stream_commands(app)
-__all__ = ["app", "evals", "ingest", "main", "query", "respond"]
+__all__ = ["app", "evals", "formats", "ingest", "main", "query", "respond"]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
