@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Sequence
 
 from flows.cli import evals, formats, ingest, query, respond
@@ -29,8 +30,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     """The console entry point: every failure ends as one or two lines (a traceback with --debug)."""
     logging.basicConfig(level=os.environ.get("RECALLFLOW_LOG_LEVEL", "WARNING"), format="%(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # the chat client logs its own JSON line per call
+    args = list(argv) if argv is not None else sys.argv[1:]
+    if not debug_enabled() and "--debug" not in args[:1]:
+        # A failure inside the dataflow runtime would otherwise print a native backtrace of ~90
+        # lines before our one-line report; --debug keeps whatever the environment asks for.
+        os.environ["RUST_BACKTRACE"] = "0"
     try:
-        app(args=list(argv) if argv is not None else None, prog_name="recallflow")
+        app(args=args, prog_name="recallflow")
     except Exception as exc:
         if debug_enabled():
             raise

@@ -81,8 +81,9 @@ def _kafka(exc: BaseException) -> Failure | None:
             exit_code=3,
         )
     if code in _UNKNOWN_TOPIC or "does not exist" in text:
+        text = _first_line(exc)
         return Failure(
-            f"Kafka topic missing: {_first_line(exc)}",
+            text if text.lower().startswith("kafka") else f"Kafka topic missing: {text}",
             "create the flow's topics with `recallflow topics create` (or check the topic name)",
             exit_code=3,
         )
@@ -102,9 +103,26 @@ def _store(exc: StoreError) -> Failure:
     return Failure(f"memory store error: {_first_line(exc)}", "check RECALLFLOW_STORE__* settings", exit_code=4)
 
 
+def _known(exc: BaseException) -> BaseException:
+    """The first error of ours (or of a client we know) in the chain: the dataflow runtime wraps
+    what a source or sink raised in its own error, with the original as the cause."""
+    from confluent_kafka import KafkaException
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, RecallFlowError | KafkaException | ValidationError | OSError):
+            return current
+        current = current.__cause__ or current.__context__
+    return exc
+
+
 def describe(exc: BaseException) -> Failure:
     """The one- or two-line report of a failure (never a traceback)."""
     from confluent_kafka import KafkaException
+
+    exc = _known(exc)
 
     if isinstance(exc, KafkaException | BrokerError):
         found = _kafka(exc)

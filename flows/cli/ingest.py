@@ -34,7 +34,7 @@ from flows.runtime import (
 from flows.settings import Settings
 from schemas.events import as_utc
 from sinks.kafka.admin import ProduceReport, consumer_lag
-from sinks.kafka.source import Start
+from sinks.kafka.source import Start, list_partitions
 from sinks.store.base import StoreFilter
 
 
@@ -70,6 +70,7 @@ def replay(
     if offset is not None and since is not None:
         raise typer.BadParameter("--offset and --since exclude each other")
     rate = rate if rate is not None else settings.replay.rate
+    open_store(settings)  # a store held by a running `serve`: say so before the flow starts
     embedder = embedder_for(settings)
     mirror = state_mirror_for(settings, "replay")
     recent = recent_actions_for(settings, "replay")
@@ -82,6 +83,7 @@ def replay(
         name = file.name
     else:
         start: Start = offset if offset is not None else (as_utc(since) if since is not None else "beginning")
+        list_partitions(kafka_client_config(settings), topic or "")  # a missing topic or broker: say so now
         source = KafkaReplayInput(
             kafka_client_config(settings), topic or "", start=start, tail=False, rate=rate, stop=stop
         )
@@ -148,11 +150,13 @@ def run(
     settings = Settings()
     if not until_end:  # a stopped live run is not the end of its conversations: keep tasks open
         settings = settings.model_copy(update={"task": settings.task.model_copy(update={"archive_on_eof": False})})
+    open_store(settings)  # a store held by a running `serve`: say so before the flow starts
     embedder = embedder_for(settings)
     recent = recent_actions_for(settings, "run")
     outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder, recent)
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
     stop = threading.Event()
+    list_partitions(kafka_client_config(settings), settings.kafka.input_topic)  # missing topic or broker: say so now
     source = KafkaReplayInput(
         kafka_client_config(settings),
         settings.kafka.input_topic,

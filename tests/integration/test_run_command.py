@@ -57,3 +57,19 @@ def test_ctrl_c_stops_run_with_its_summary_and_a_restart_continues(
     assert again.wait(timeout=240) == 0, (tmp_path / "run2.log").read_text()[-3000:]
     stored = {p["event_id"] for p in store_contents(settings).values()}
     assert {e["event_id"] for e in events} <= stored
+
+
+@pytest.mark.parametrize("command", [["run"], ["replay", "--topic", "recallflow-it-missing"]])
+def test_a_missing_topic_is_two_lines_with_the_fix(
+    tmp_path: Path, kafka_bootstrap: str, redis_url: str, command: list[str]
+) -> None:
+    cfg = config(tmp_path, kafka_bootstrap, redis_url, redis={"enabled": False})
+    log = tmp_path / "missing.log"
+    proc = cli(command, cfg, tmp_path, log)
+    assert proc.wait(timeout=120) == 3, log.read_text()
+    lines = log.read_text().strip().splitlines()
+    assert lines[-2].startswith("Kafka topic "), lines
+    assert "does not exist" in lines[-2]
+    assert lines[-1].startswith("fix: create the flow's topics with `recallflow topics create`")
+    assert "Traceback" not in log.read_text()
+    assert "panicked" not in log.read_text()

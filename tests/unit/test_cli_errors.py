@@ -38,6 +38,18 @@ def test_unknown_topic_says_how_to_create_it() -> None:
     assert "recallflow topics create" in (failure.fix or "")
 
 
+def test_an_error_wrapped_by_the_dataflow_runtime_is_found_in_its_chain() -> None:
+    try:
+        try:
+            raise BrokerError("Kafka topic 'nope' does not exist or is unreadable (None)")
+        except BrokerError as inner:
+            raise RuntimeError("(src/worker.rs:149:10): error building production dataflow") from inner
+    except RuntimeError as wrapped:
+        failure = describe(wrapped)
+    assert failure.message.startswith("Kafka topic 'nope' does not exist")
+    assert failure.exit_code == 3
+
+
 def test_a_locked_store_names_serve_and_the_setting() -> None:
     failure = describe(StoreError("qdrant-edge load failed: Can't init WAL: Kind(WouldBlock)"))
     assert "locked by another process" in failure.message
@@ -95,6 +107,20 @@ def test_recall_on_a_store_held_by_another_process_is_two_lines(
     assert "locked by another process" in err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 2
+
+
+def test_replay_into_a_store_held_by_serve_is_two_lines(
+    held_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RECALLFLOW_DEADLETTER__PATH", str(tmp_path / "var" / "deadletter.jsonl"))
+    monkeypatch.setenv("RECALLFLOW_TASK__STATE_LOG_PATH", str(tmp_path / "var" / "task_states.jsonl"))
+    monkeypatch.setenv("RECALLFLOW_TASK__ARCHIVED_PATH", str(tmp_path / "var" / "archived_tasks.jsonl"))
+    with pytest.raises(SystemExit) as ended:
+        main(["replay", str(ROOT / "examples" / "demo.jsonl")])
+    err = capsys.readouterr().err
+    assert ended.value.code == 4
+    assert len(err.strip().splitlines()) == 2, err
+    assert "stop the running `recallflow serve`" in err
 
 
 def test_debug_shows_the_traceback(held_store: Path) -> None:
