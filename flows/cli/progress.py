@@ -121,8 +121,8 @@ class RunLine:
 class LagProbe:
     """The consumer group's total lag, read in a background thread every `every_s` seconds.
 
-    `read` returns per-partition lag; an unknown one (None: a broker that under-reports its log
-    end) or a failed read shows as "?" rather than a wrong number.
+    `read` returns per-partition lag; an unknown one (None or negative: a broker that
+    under-reports its log end) or a failed read shows as "?" rather than a wrong number.
     """
 
     def __init__(self, read: Callable[[], dict[int, int | None]], every_s: float = 5.0) -> None:
@@ -151,7 +151,7 @@ class LagProbe:
             per_part = self._read()
         except (SinkError, KafkaException) as exc:  # a display value only: never stop the run over it
             return f"? ({type(exc).__name__})"
-        known = [v for v in per_part.values() if v is not None]
+        known = [v for v in per_part.values() if v is not None and v >= 0]
         if len(known) < len(per_part):
             return "?"
         return str(sum(known))
