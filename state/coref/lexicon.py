@@ -96,6 +96,33 @@ def _alternation(words: Iterable[str]) -> str:
 
 
 @dataclass(frozen=True)
+class OpenNames:
+    """Words for finding entities no dictionary lists (see `state.coref.open_names`)."""
+
+    gate: re.Pattern[str]  # a sentence without any of these holds no such entity: the taggers are not run
+    model_words: frozenset[str]  # Pro, Max, Plus …: part of a model name after it
+    zh_product_heads: frozenset[str]  # 吹风机, 冰箱, 电脑 …: what a brand word before makes a product
+    zh_org_words: frozenset[str]  # 快递, 客服, 公司 …: the name before one is an organisation
+    zh_brand_tags: frozenset[str]  # jieba flags a brand word may carry
+    zh_not_brands: frozenset[str]
+    zh_purchase: tuple[str, ...]  # 买了, 我的 …: a product word after one is a product said
+    zh_fillers: frozenset[str]
+    en_product_heads: frozenset[str]
+    en_purchase: frozenset[str]
+    en_possessives: frozenset[str]
+    en_fillers: frozenset[str]
+    en_not_products: frozenset[str]
+    en_not_brands: frozenset[str]
+    ner_types: dict[str, str]  # spaCy entity label → entity type
+
+
+_NONE: frozenset[str] = frozenset()
+_NO_OPEN_NAMES = OpenNames(
+    re.compile(r"(?!)"), _NONE, _NONE, _NONE, _NONE, _NONE, (), _NONE, _NONE, _NONE, _NONE, _NONE, _NONE, _NONE, {}
+)
+
+
+@dataclass(frozen=True)
 class CorefLexicon:
     """Everything the coreference resolver knows about words, compiled for speed."""
 
@@ -140,6 +167,8 @@ class CorefLexicon:
     standalone_names: frozenset[str]
     identifiers: tuple[tuple[str, re.Pattern[str]], ...]
     type_names: frozenset[str] = field(default_factory=frozenset)
+    open_names: OpenNames = _NO_OPEN_NAMES
+    pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_not_anaphora_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
@@ -170,6 +199,35 @@ def parse_coref_lexicon(texts: list[str]) -> CorefLexicon:
         return _build(lex, ents)
     except (KeyError, TypeError, AttributeError, re.error) as exc:
         raise LexiconError(f"coreference lexicon is malformed: {exc!r}") from exc
+
+
+def _lower(words: list[str]) -> frozenset[str]:
+    return frozenset(w.lower() for w in words)
+
+
+def _open_names(spec: dict[str, Any]) -> OpenNames:
+    zh, en = spec.get("zh") or {}, spec.get("en") or {}
+    heads_zh = _words(zh.get("product_heads"), "open_names.zh.product_heads")
+    org_zh = _words(zh.get("org_words"), "open_names.zh.org_words")
+    purchase_zh = _words(zh.get("purchase"), "open_names.zh.purchase")
+    gate = rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh) or '(?!)'}"
+    return OpenNames(
+        gate=re.compile(gate),
+        model_words=_lower(_words(spec.get("model_words"), "open_names.model_words")),
+        zh_product_heads=frozenset(heads_zh),
+        zh_org_words=frozenset(org_zh),
+        zh_brand_tags=frozenset(_words(zh.get("brand_tags"), "open_names.zh.brand_tags")),
+        zh_not_brands=frozenset(_words(zh.get("not_brands"), "open_names.zh.not_brands")),
+        zh_purchase=tuple(purchase_zh),
+        zh_fillers=frozenset(_words(zh.get("fillers"), "open_names.zh.fillers")),
+        en_product_heads=_lower(_words(en.get("product_heads"), "open_names.en.product_heads")),
+        en_purchase=_lower(_words(en.get("purchase"), "open_names.en.purchase")),
+        en_possessives=_lower(_words(en.get("possessives"), "open_names.en.possessives")),
+        en_fillers=_lower(_words(en.get("fillers"), "open_names.en.fillers")),
+        en_not_products=_lower(_words(en.get("not_products"), "open_names.en.not_products")),
+        en_not_brands=_lower(_words(en.get("not_brands"), "open_names.en.not_brands")),
+        ner_types={str(k): str(v) for k, v in (spec.get("ner_types") or {}).items()},
+    )
 
 
 def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
@@ -290,6 +348,8 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         name_max=int(names.get("max_chars", 20)),
         identifiers=identifiers,
         type_names=frozenset((lex.get("types") or {}).keys()),
+        open_names=_open_names(lex.get("open_names") or {}),
+        pronoun_weak_types=frozenset(_words(lex.get("pronoun_weak_types"), "pronoun_weak_types")),
     )
 
 

@@ -76,7 +76,9 @@ def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexi
     if not types:
         return 1
     if anaphor_type is None:
-        return 0 if types == ("person",) else 2
+        if types == ("person",):
+            return 0
+        return 1 if set(types) <= lex.pronoun_weak_types else 2
     if anaphor_type == BUSINESS:
         return 2 if set(types) & lex.business_types else 0
     return 2 if anaphor_type in types else 0
@@ -262,7 +264,7 @@ def resolve_turn(
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
-        listed = len({n.entity for n in named if not n.dictionary and n.source != "frame"}) >= 2
+        listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2
         background = _background_ranges(sentence.text, lex)
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1

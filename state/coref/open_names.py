@@ -1,0 +1,226 @@
+"""Entities no dictionary lists: products and models, organisations and people, found from word tags.
+
+The typed dictionary knows a project's own things (环境, 接口 …); a customer names what they bought
+(华为Mate60, iPhone 15 Pro, 戴森吹风机, the blender I ordered), the shop or carrier (京东, Amazon) and
+people (Maria from sales). These are found from the words' tags (`state.coref.taggers`: jieba for
+Chinese, spaCy's small English pipeline) plus a few patterns, all words from the lexicon's
+`open_names` section:
+
+* a model: a run of Latin words and numbers holding a digit or an inner capital (Mate60, 14 Pro,
+  ThinkPad X1 Carbon), with the brand word right before it (华为, 小米, Dell): a product;
+* a brand and a product word (戴森|吹风机, 海尔|冰箱, Bose headphones): a product;
+* what was bought or is owned (买了一件羽绒服, 我的电脑, I ordered a blender, my laptop): the
+  product word itself;
+* an organisation: a word jieba tags as one, or a name before an organisation word (顺丰|快递,
+  小米|客服), or spaCy's ORG; a person: spaCy's PERSON (a Chinese person is found by the name
+  rules: 张经理, 小王).
+
+Found names are `Named` with source `open`; they never overlap a span taken by a more trusted finder.
+Pure functions over one sentence; the taggers cache per text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from state.coref.lexicon import CorefLexicon, OpenNames
+from state.coref.names import Named, overlaps
+from state.coref.taggers import Token, en_tokens, zh_tokens
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-]*")
+_DIGIT = re.compile(r"\d")
+_WHEN = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY"})  # a blender | last week
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-Za-z]")
+
+
+def _model_like(words: list[str], lex: OpenNames) -> bool:
+    """Whether a run of Latin words reads as a model: a digit or a camel-case word (iPhone, MacBook)."""
+    real = [w for w in words if w.lower() not in lex.model_words]
+    if not real or not any(_LATIN.search(w) for w in words):
+        return False  # 7天: a number alone is no model
+    return any(_DIGIT.search(w) or _INNER_CAPITAL.search(w) for w in words)
+
+
+def _named(text: str, span: tuple[int, int], type_: str, confidence: float) -> Named:
+    surface = text[span[0] : span[1]]
+    return Named(surface, surface, (type_,), span, "open", confidence)
+
+
+def _latin_runs(tokens: tuple[Token, ...], text: str) -> list[tuple[int, int, list[str]]]:
+    """Maximal runs of Latin words and numbers (single spaces between them): (first, last token, words)."""
+    runs: list[tuple[int, int, list[str]]] = []
+    i = 0
+    while i < len(tokens):
+        if not _LATIN_WORD.fullmatch(tokens[i].text):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens):
+            nxt = tokens[j + 1]
+            if _LATIN_WORD.fullmatch(nxt.text) and nxt.start - tokens[j].end <= 1:
+                j += 1
+            elif nxt.text == " " and j + 2 < len(tokens) and _LATIN_WORD.fullmatch(tokens[j + 2].text):
+                j += 2
+            else:
+                break
+        words = [t.text for t in tokens[i : j + 1] if t.text.strip()]
+        runs.append((i, j, words))
+        i = j + 1
+    return runs
+
+
+def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
+    """The index of a brand word right before token `i` (华为 before Mate60, 戴森 before 吹风机)."""
+    if i == 0:
+        return None
+    prev = tokens[i - 1]
+    if prev.end != tokens[i].start or not _CJK.match(prev.text) or len(prev.text) < 2:
+        return None
+    if prev.tag not in lex.zh_brand_tags or prev.text in stop or prev.text in lex.zh_product_heads:
+        return None
+    return i - 1
+
+
+def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    ol = lex.open_names
+    tokens = zh_tokens(text)
+    out: list[Named] = []
+    stop = lex.name_stop | ol.zh_not_brands
+
+    def add(span: tuple[int, int], type_: str, confidence: float) -> None:
+        if span[1] > span[0] and not overlaps(span, taken):
+            out.append(_named(text, span, type_, confidence))
+            taken.append(span)
+
+    for first, last, words in _latin_runs(tokens, text):
+        if not _model_like(words, ol):
+            continue
+        brand = _zh_brand(tokens, first, ol, stop)
+        add((tokens[first if brand is None else brand].start, tokens[last].end), "product", 0.8)
+    for i, token in enumerate(tokens):
+        if token.text in ol.zh_product_heads:
+            brand = _zh_brand(tokens, i, ol, stop)
+            if brand is not None:
+                add((tokens[brand].start, token.end), "product", 0.75)
+            elif _zh_owned(tokens, i, ol):
+                add((token.start, token.end), "product", 0.6)
+        elif token.text in ol.zh_org_words:
+            if i > 0 and tokens[i - 1].end == token.start and tokens[i - 1].tag in ol.zh_brand_tags:
+                prev = tokens[i - 1]
+                if len(prev.text) >= 2 and prev.text not in stop:
+                    add((prev.start, prev.end), "organization", 0.7)
+        elif token.tag == "nt" and len(token.text) >= 2 and token.text not in stop:
+            add((token.start, token.end), "organization", 0.6)
+    return out
+
+
+def _zh_owned(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
+    """买了一件|羽绒服, 我的|电脑: a product word after a purchase or a possessive (a classifier between)."""
+    j = i - 1
+    while j >= 0 and (tokens[j].tag in ("m", "q", "mq") or tokens[j].text in lex.zh_fillers):
+        j -= 1
+    before = "".join(t.text for t in tokens[max(0, j - 1) : j + 1])
+    return j >= 0 and any(before.endswith(cue) for cue in lex.zh_purchase)
+
+
+def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    ol = lex.open_names
+    tokens = en_tokens(text)
+    out: list[Named] = []
+
+    def add(span: tuple[int, int], type_: str, confidence: float) -> None:
+        if span[1] > span[0] and not overlaps(span, taken):
+            out.append(_named(text, span, type_, confidence))
+            taken.append(span)
+
+    i = 0
+    while i < len(tokens):  # brand + model (+ product word): iPhone 15 Pro, Dell XPS 13, Bose headphones
+        tok = tokens[i]
+        if tok.tag != "PROPN" and not (_LATIN_WORD.fullmatch(tok.text) and _INNER_CAPITAL.search(tok.text)):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens) and (
+            tokens[j + 1].tag in ("PROPN", "NUM", "X")
+            or tokens[j + 1].text.lower() in ol.model_words
+            or (_LATIN_WORD.fullmatch(tokens[j + 1].text) and _DIGIT.search(tokens[j + 1].text))
+        ):
+            j += 1
+        words = [t.text for t in tokens[i : j + 1]]
+        head = j + 1 < len(tokens) and tokens[j + 1].text.lower() in ol.en_product_heads
+        if _model_like(words, ol):
+            add((tok.start, tokens[j].end), "product", 0.8)
+        elif head and tok.text.lower() not in ol.en_not_brands:
+            add((tok.start, tokens[j + 1].end), "product", 0.75)
+        i = j + 1
+    for k, tok in enumerate(tokens):  # what was bought or is owned: I ordered a blender, my laptop
+        if tok.text.lower() not in ol.en_purchase and tok.text.lower() not in ol.en_possessives:
+            continue
+        j = k + 1
+        while j < len(tokens) and tokens[j].text.lower() in ol.en_fillers:
+            j += 1
+        last = None
+        while j < len(tokens) and tokens[j].tag in ("ADJ", "NOUN", "PROPN", "NUM") and tokens[j].entity not in _WHEN:
+            if tokens[j].tag in ("NOUN", "PROPN"):
+                last = j
+            j += 1
+        if last is None or tokens[last].text.lower() in ol.en_not_products:
+            continue
+        owned = tok.text.lower() in ol.en_possessives
+        if owned and tokens[last].text.lower() not in ol.en_product_heads:
+            continue  # my order, my account: a possessive alone only makes a product of a product word
+        start = next(t for t in range(k + 1, last + 1) if tokens[t].tag in ("ADJ", "NOUN", "PROPN", "NUM"))
+        while start < last and tokens[start].tag == "ADJ" and tokens[start].text.lower() in ol.en_not_products:
+            start += 1
+        add((tokens[start].start, tokens[last].end), "product", 0.6)
+    return out
+
+
+def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    """People and organisations spaCy names (PERSON, ORG), all of their words proper nouns."""
+    ol = lex.open_names
+    tokens = en_tokens(text)
+    out: list[Named] = []
+    for k, tok in enumerate(tokens):
+        type_ = ol.ner_types.get(tok.entity)
+        if type_ is None or not tok.entity_start:
+            continue
+        end = k
+        while end + 1 < len(tokens) and tokens[end + 1].entity == tok.entity and not tokens[end + 1].entity_start:
+            end += 1
+        span = (tok.start, tokens[end].end)
+        proper = all(t.tag == "PROPN" for t in tokens[k : end + 1]) and tok.text.lower() not in ol.en_not_brands
+        if proper and not overlaps(span, taken):
+            out.append(_named(text, span, type_, 0.6))
+            taken.append(span)
+    return out
+
+
+def open_names(
+    text: str, lex: CorefLexicon, taken: list[tuple[int, int]], *, products: bool = True, people: bool = True
+) -> list[Named]:
+    """Products, organisations and people in `text` that overlap no span in `taken` (extended).
+
+    English people and organisations (`people`) are typed spaCy entities; the extraction runs them
+    after the capitalised-name rule, which keeps a name like Morton's Steakhouse whole.
+
+    >>> from state.coref.lexicon import load_coref_lexicon
+    >>> lex = load_coref_lexicon().get()
+    >>> [(n.surface, n.types) for n in open_names("上个月我在你们这买了一台华为Mate60，屏幕有一条绿线。", lex, [])]
+    [('华为Mate60', ('product',))]
+    >>> [(n.surface, n.types) for n in open_names("I bought an iPhone 15 Pro last month.", lex, [])]
+    [('iPhone 15 Pro', ('product',))]
+    """
+    if not lex.open_names.gate.search(text):
+        return []
+    found: list[Named] = []
+    english = _LATIN.search(text) is not None and _CJK.search(text) is None
+    if products and _CJK.search(text):
+        found.extend(_zh(text, lex, taken))
+    if products and english:
+        found.extend(_en(text, lex, taken))
+    if people and english:
+        found.extend(_en_people(text, lex, taken))
+    return sorted(found, key=lambda n: n.span)
