@@ -99,7 +99,8 @@ def _alternation(words: Iterable[str]) -> str:
 class OpenNames:
     """Words for finding entities no dictionary lists (see `state.coref.open_names`)."""
 
-    gate: re.Pattern[str]  # a sentence without any of these holds no such entity: the taggers are not run
+    zh_gate: re.Pattern[str]  # a sentence without any of these holds no such entity: jieba is not run
+    en_gate: re.Pattern[str]  # … spaCy is not run for products
     model_words: frozenset[str]  # Pro, Max, Plus …: part of a model name after it
     zh_product_heads: frozenset[str]  # 吹风机, 冰箱, 电脑 …: what a brand word before makes a product
     zh_org_words: frozenset[str]  # 快递, 客服, 公司 …: the name before one is an organisation
@@ -113,12 +114,24 @@ class OpenNames:
     en_fillers: frozenset[str]
     en_not_products: frozenset[str]
     en_not_brands: frozenset[str]
-    ner_types: dict[str, str]  # spaCy entity label → entity type
+    en_run_breaks: frozenset[str]  # a purchased thing's words stop here (a blender | last week)
+    en_person_before: frozenset[str]  # Mr, told, asked …: a proper noun after one is a person
+    en_person_after: frozenset[str]  # from, said, promised …: a proper noun before one is a person
+    en_org_words: frozenset[str]  # support, store, bank …: a proper noun before one is an organisation
+    en_common: frozenset[str]  # capitalised words that are no names (This, There, What …)
 
 
 _NONE: frozenset[str] = frozenset()
 _NO_OPEN_NAMES = OpenNames(
-    re.compile(r"(?!)"), _NONE, _NONE, _NONE, _NONE, _NONE, (), _NONE, _NONE, _NONE, _NONE, _NONE, _NONE, _NONE, {}
+    re.compile(r"(?!)"),
+    re.compile(r"(?!)"),
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    (),
+    *([_NONE] * 12),
 )
 
 
@@ -210,9 +223,13 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
     heads_zh = _words(zh.get("product_heads"), "open_names.zh.product_heads")
     org_zh = _words(zh.get("org_words"), "open_names.zh.org_words")
     purchase_zh = _words(zh.get("purchase"), "open_names.zh.purchase")
-    gate = rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh) or '(?!)'}"
+    en_heads = _words(en.get("product_heads"), "open_names.en.product_heads")
+    en_purchase = _words(en.get("purchase"), "open_names.en.purchase")
+    en_org = _words(en.get("org_words"), "open_names.en.org_words")
+    en_gate = rf"\b(?:{_alternation(en_heads + en_purchase + en_org) or '(?!)'})\b"
     return OpenNames(
-        gate=re.compile(gate),
+        zh_gate=re.compile(rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh) or '(?!)'}"),
+        en_gate=re.compile(en_gate, re.IGNORECASE),
         model_words=_lower(_words(spec.get("model_words"), "open_names.model_words")),
         zh_product_heads=frozenset(heads_zh),
         zh_org_words=frozenset(org_zh),
@@ -220,13 +237,17 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         zh_not_brands=frozenset(_words(zh.get("not_brands"), "open_names.zh.not_brands")),
         zh_purchase=tuple(purchase_zh),
         zh_fillers=frozenset(_words(zh.get("fillers"), "open_names.zh.fillers")),
-        en_product_heads=_lower(_words(en.get("product_heads"), "open_names.en.product_heads")),
-        en_purchase=_lower(_words(en.get("purchase"), "open_names.en.purchase")),
+        en_product_heads=_lower(en_heads),
+        en_purchase=_lower(en_purchase),
         en_possessives=_lower(_words(en.get("possessives"), "open_names.en.possessives")),
         en_fillers=_lower(_words(en.get("fillers"), "open_names.en.fillers")),
         en_not_products=_lower(_words(en.get("not_products"), "open_names.en.not_products")),
         en_not_brands=_lower(_words(en.get("not_brands"), "open_names.en.not_brands")),
-        ner_types={str(k): str(v) for k, v in (spec.get("ner_types") or {}).items()},
+        en_run_breaks=_lower(_words(en.get("run_breaks"), "open_names.en.run_breaks")),
+        en_person_before=_lower(_words(en.get("person_before"), "open_names.en.person_before")),
+        en_person_after=_lower(_words(en.get("person_after"), "open_names.en.person_after")),
+        en_org_words=_lower(en_org),
+        en_common=_lower(_words(en.get("common"), "open_names.en.common")),
     )
 
 

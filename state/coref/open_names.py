@@ -12,8 +12,11 @@ Chinese, spaCy's small English pipeline) plus a few patterns, all words from the
 * what was bought or is owned (买了一件羽绒服, 我的电脑, I ordered a blender, my laptop): the
   product word itself;
 * an organisation: a word jieba tags as one, or a name before an organisation word (顺丰|快递,
-  小米|客服), or spaCy's ORG; a person: spaCy's PERSON (a Chinese person is found by the name
-  rules: 张经理, 小王).
+  小米|客服, Amazon support); a person: proper nouns beside a person cue (Maria from sales,
+  told Maria, Mr Chen; a Chinese person is found by the name rules: 张经理, 小王).
+
+The taggers run only on sentences that may hold such a name (a model-like word, a product,
+purchase or organisation word, a capitalised word beside a person cue): most turns cost nothing.
 
 Found names are `Named` with source `open`; they never overlap a span taken by a more trusted finder.
 Pure functions over one sentence; the taggers cache per text.
@@ -31,7 +34,10 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-]*")
 _DIGIT = re.compile(r"\d")
-_WHEN = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY"})  # a blender | last week
+_CUE_NAME = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\b")
+_MODEL_TOKEN = re.compile(
+    r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
+)
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-Za-z]")
 
 
@@ -162,7 +168,11 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         while j < len(tokens) and tokens[j].text.lower() in ol.en_fillers:
             j += 1
         last = None
-        while j < len(tokens) and tokens[j].tag in ("ADJ", "NOUN", "PROPN", "NUM") and tokens[j].entity not in _WHEN:
+        while (
+            j < len(tokens)
+            and tokens[j].tag in ("ADJ", "NOUN", "PROPN", "NUM")
+            and tokens[j].text.lower() not in ol.en_run_breaks
+        ):
             if tokens[j].tag in ("NOUN", "PROPN"):
                 last = j
             j += 1
@@ -179,23 +189,47 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
 
 
 def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
-    """People and organisations spaCy names (PERSON, ORG), all of their words proper nouns."""
+    """People and organisations: a run of proper nouns with a person cue beside it (Maria from sales,
+    Mr Chen, told Maria) or an organisation word after it (Amazon support, Chase Bank)."""
     ol = lex.open_names
     tokens = en_tokens(text)
     out: list[Named] = []
-    for k, tok in enumerate(tokens):
-        type_ = ol.ner_types.get(tok.entity)
-        if type_ is None or not tok.entity_start:
+    k = 0
+    while k < len(tokens):
+        if tokens[k].tag != "PROPN" or tokens[k].text.lower() in ol.en_not_brands:
+            k += 1
             continue
         end = k
-        while end + 1 < len(tokens) and tokens[end + 1].entity == tok.entity and not tokens[end + 1].entity_start:
+        while end + 1 < len(tokens) and tokens[end + 1].tag == "PROPN":
             end += 1
-        span = (tok.start, tokens[end].end)
-        proper = all(t.tag == "PROPN" for t in tokens[k : end + 1]) and tok.text.lower() not in ol.en_not_brands
-        if proper and not overlaps(span, taken):
+        before = tokens[k - 1].text.lower().rstrip(".") if k > 0 else ""
+        after = tokens[end + 1].text.lower() if end + 1 < len(tokens) else ""
+        span = (tokens[k].start, tokens[end].end)
+        type_ = None
+        if before in ol.en_person_before or after in ol.en_person_after:
+            type_ = "person"
+        elif after in ol.en_org_words:
+            type_ = "organization"
+        if type_ is not None and not overlaps(span, taken):
             out.append(_named(text, span, type_, 0.6))
             taken.append(span)
+        k = end + 1
     return out
+
+
+def _people_cue(text: str, lex: OpenNames) -> bool:
+    """Whether a capitalised word that is no common word stands beside a person or organisation cue."""
+    for m in _CUE_NAME.finditer(text):
+        word = m.group("name")
+        if word.lower() in lex.en_common:
+            continue
+        before = text[: m.start()].split()[-1:] if m.start() else []
+        after = text[m.end() :].split()[:1]
+        if (before and before[0].lower().rstrip(".") in lex.en_person_before) or (
+            after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words
+        ):
+            return True
+    return False
 
 
 def open_names(
@@ -213,14 +247,14 @@ def open_names(
     >>> [(n.surface, n.types) for n in open_names("I bought an iPhone 15 Pro last month.", lex, [])]
     [('iPhone 15 Pro', ('product',))]
     """
-    if not lex.open_names.gate.search(text):
-        return []
     found: list[Named] = []
-    english = _LATIN.search(text) is not None and _CJK.search(text) is None
-    if products and _CJK.search(text):
-        found.extend(_zh(text, lex, taken))
-    if products and english:
-        found.extend(_en(text, lex, taken))
-    if people and english:
-        found.extend(_en_people(text, lex, taken))
+    ol = lex.open_names
+    if _CJK.search(text):
+        if products and ol.zh_gate.search(text):
+            found.extend(_zh(text, lex, taken))
+    elif _LATIN.search(text):
+        if products and (ol.en_gate.search(text) or _MODEL_TOKEN.search(text)):
+            found.extend(_en(text, lex, taken))
+        if people and _people_cue(text, ol):
+            found.extend(_en_people(text, lex, taken))
     return sorted(found, key=lambda n: n.span)
