@@ -108,6 +108,9 @@ class OpenNames:
     zh_not_brands: frozenset[str]
     zh_purchase: tuple[str, ...]  # 买了, 我的 …: a product word after one is a product said
     zh_fillers: frozenset[str]
+    zh_person_titles: frozenset[str]  # 经理, 客服, 司机 …: a person's name (jieba nr) after one is a person
+    zh_person_cues: frozenset[str]  # 说, 答应 …: a person's name right before one is a person
+    units: re.Pattern[str]  # 60G, 5000mAh: a number with a unit is no model
     en_product_heads: frozenset[str]
     en_purchase: frozenset[str]
     en_possessives: frozenset[str]
@@ -131,7 +134,11 @@ _NO_OPEN_NAMES = OpenNames(
     _NONE,
     _NONE,
     (),
-    *([_NONE] * 12),
+    _NONE,
+    _NONE,
+    _NONE,
+    re.compile(r"(?!)"),
+    *([_NONE] * 11),
 )
 
 
@@ -223,12 +230,14 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
     heads_zh = _words(zh.get("product_heads"), "open_names.zh.product_heads")
     org_zh = _words(zh.get("org_words"), "open_names.zh.org_words")
     purchase_zh = _words(zh.get("purchase"), "open_names.zh.purchase")
+    titles = _words(zh.get("person_titles"), "open_names.zh.person_titles")
+    cues = _words(zh.get("person_cues"), "open_names.zh.person_cues")
     en_heads = _words(en.get("product_heads"), "open_names.en.product_heads")
     en_purchase = _words(en.get("purchase"), "open_names.en.purchase")
     en_org = _words(en.get("org_words"), "open_names.en.org_words")
     en_gate = rf"\b(?:{_alternation(en_heads + en_purchase + en_org) or '(?!)'})\b"
     return OpenNames(
-        zh_gate=re.compile(rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh) or '(?!)'}"),
+        zh_gate=re.compile(rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh + titles) or '(?!)'}"),
         en_gate=re.compile(en_gate, re.IGNORECASE),
         model_words=_lower(_words(spec.get("model_words"), "open_names.model_words")),
         zh_product_heads=frozenset(heads_zh),
@@ -237,6 +246,12 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         zh_not_brands=frozenset(_words(zh.get("not_brands"), "open_names.zh.not_brands")),
         zh_purchase=tuple(purchase_zh),
         zh_fillers=frozenset(_words(zh.get("fillers"), "open_names.zh.fillers")),
+        zh_person_titles=frozenset(titles),
+        zh_person_cues=frozenset(cues),
+        units=re.compile(
+            rf"^\d+(?:\.\d+)?(?:{_alternation(_words(spec.get('units'), 'open_names.units')) or '(?!)'})$",
+            re.IGNORECASE,
+        ),
         en_product_heads=_lower(en_heads),
         en_purchase=_lower(en_purchase),
         en_possessives=_lower(_words(en.get("possessives"), "open_names.en.possessives")),
@@ -274,6 +289,10 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         for attribute in _words(spec.get("attributes"), f"types.{type_name}.attributes"):
             cues.setdefault(attribute, type_name)
             attributes.setdefault(attribute, type_name)
+    open_spec = lex.get("open_names") or {}
+    for lang in ("zh", "en"):  # product words are heads of references too (这台电饭煲, the laptop)
+        for head in _words((open_spec.get(lang) or {}).get("product_heads"), f"open_names.{lang}.product_heads"):
+            nouns.setdefault(head, "product")
     for attribute in _words(lex.get("generic_attributes"), "generic_attributes"):
         attributes.setdefault(attribute, None)
     ana = lex.get("anaphora") or {}
@@ -369,7 +388,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         name_max=int(names.get("max_chars", 20)),
         identifiers=identifiers,
         type_names=frozenset((lex.get("types") or {}).keys()),
-        open_names=_open_names(lex.get("open_names") or {}),
+        open_names=_open_names(open_spec),
         pronoun_weak_types=frozenset(_words(lex.get("pronoun_weak_types"), "pronoun_weak_types")),
     )
 

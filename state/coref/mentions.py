@@ -24,7 +24,7 @@ from state.coref.open_names import open_names
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
-_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w'&-]*){0,4})")
+_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})")
 _NOT_NAME_WORDS = (
     "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
@@ -151,9 +151,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             taken.append(span)
     found.extend(chinese_names(text, lex, taken))
     found.extend(_english_suffix_names(text, lex, taken))
-    found.extend(open_names(text, lex, taken, people=False))
+    found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
-    found.extend(open_names(text, lex, taken, products=False))
     out = []
     for named in sorted(found, key=lambda n: n.span):
         types = named.types

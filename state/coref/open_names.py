@@ -35,6 +35,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-]*")
 _DIGIT = re.compile(r"\d")
 _CUE_NAME = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\b")
+_CODE = re.compile(r"[A-Z]+-?\d+[A-Z0-9]*")  # FS-02, R7000
 _MODEL_TOKEN = re.compile(
     r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
 )
@@ -43,10 +44,10 @@ _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-
 
 def _model_like(words: list[str], lex: OpenNames) -> bool:
     """Whether a run of Latin words reads as a model: a digit or a camel-case word (iPhone, MacBook)."""
-    real = [w for w in words if w.lower() not in lex.model_words]
+    real = [w for w in words if w.lower() not in lex.model_words and not lex.units.match(w)]
     if not real or not any(_LATIN.search(w) for w in words):
         return False  # 7天: a number alone is no model
-    return any(_DIGIT.search(w) or _INNER_CAPITAL.search(w) for w in words)
+    return any(_DIGIT.search(w) or _INNER_CAPITAL.search(w) for w in real)
 
 
 def _named(text: str, span: tuple[int, int], type_: str, confidence: float) -> Named:
@@ -119,7 +120,16 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
                     add((prev.start, prev.end), "organization", 0.7)
         elif token.tag == "nt" and len(token.text) >= 2 and token.text not in stop:
             add((token.start, token.end), "organization", 0.6)
+        elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
+            add((token.start, token.end), "person", 0.7)
     return out
+
+
+def _zh_person(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
+    """客户经理|王丽, 王丽|说: a name jieba tags as a person's, with a title before it or a cue after it."""
+    before = tokens[i - 1].text if i > 0 else ""
+    after = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return any(before.endswith(t) for t in lex.zh_person_titles) or after in lex.zh_person_cues
 
 
 def _zh_owned(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
@@ -144,7 +154,8 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
     i = 0
     while i < len(tokens):  # brand + model (+ product word): iPhone 15 Pro, Dell XPS 13, Bose headphones
         tok = tokens[i]
-        if tok.tag != "PROPN" and not (_LATIN_WORD.fullmatch(tok.text) and _INNER_CAPITAL.search(tok.text)):
+        coded = _LATIN_WORD.fullmatch(tok.text) and (_INNER_CAPITAL.search(tok.text) or _CODE.fullmatch(tok.text))
+        if tok.tag != "PROPN" and not coded:
             i += 1
             continue
         j = i
@@ -157,7 +168,10 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         words = [t.text for t in tokens[i : j + 1]]
         head = j + 1 < len(tokens) and tokens[j + 1].text.lower() in ol.en_product_heads
         if _model_like(words, ol):
-            add((tok.start, tokens[j].end), "product", 0.8)
+            before = tokens[i - 1].text.lower() if i > 0 else ""
+            kind = lex.type_nouns.find(before)  # the file server FS-02: a server
+            typed = kind[0].value if kind and kind[0].word.lower() == before else "product"
+            add((tok.start, tokens[j].end), typed, 0.8)
         elif head and tok.text.lower() not in ol.en_not_brands:
             add((tok.start, tokens[j + 1].end), "product", 0.75)
         i = j + 1

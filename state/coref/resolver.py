@@ -95,6 +95,11 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
+    if anaphor.head and anaphor.type not in lex.place_types:
+        # 这台电饭煲 → 美的电饭煲, 这个环境 → 生产环境: an entity whose name holds the head noun said
+        headed = [m for m in candidates if anaphor.head.lower() in m.entity.lower()]
+        if headed and _compatible(anaphor.type, headed[-1].types, lex) == 2:
+            return headed[-1], anaphor.confidence
     penalty = 0.6 if anaphor.descriptors else 1.0
     for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
         for mention in reversed(pool):
