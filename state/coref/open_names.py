@@ -45,6 +45,8 @@ _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-
 def _model_like(words: list[str], lex: OpenNames) -> bool:
     """Whether a run of Latin words reads as a model: a digit or a camel-case word (iPhone, MacBook)."""
     real = [w for w in words if w.lower() not in lex.model_words and not lex.units.match(w)]
+    if lex.units.match("".join(words)):
+        return False  # 60|G: a quantity split in two
     if not real or not any(_LATIN.search(w) for w in words):
         return False  # 7天: a number alone is no model
     return any(_DIGIT.search(w) or _INNER_CAPITAL.search(w) for w in real)
@@ -113,6 +115,8 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
                 add((tokens[brand].start, token.end), "product", 0.75)
             elif _zh_owned(tokens, i, ol):
                 add((token.start, token.end), "product", 0.6)
+        elif _fused_brand(token, ol, stop):
+            add((token.start, token.end), "product", 0.7)  # 格力空调 as one word
         elif token.text in ol.zh_org_words:
             if i > 0 and tokens[i - 1].end == token.start and tokens[i - 1].tag in ol.zh_brand_tags:
                 prev = tokens[i - 1]
@@ -123,6 +127,14 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
             add((token.start, token.end), "person", 0.7)
     return out
+
+
+def _fused_brand(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
+    """A word that is a brand and a product word in one (格力空调, 华为手机)."""
+    if token.tag not in lex.zh_brand_tags or token.tag == "eng" or len(token.text) < 4 or token.text in stop:
+        return False
+    heads = [h for h in lex.zh_product_heads if token.text.endswith(h) and len(token.text) - len(h) >= 2]
+    return bool(heads) and token.text[: -max(map(len, heads))] not in stop
 
 
 def _zh_person(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
