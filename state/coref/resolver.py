@@ -30,6 +30,8 @@ from state.coref.mentions import extract_mentions
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
+_ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
+_EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +154,45 @@ def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: 
     return found
 
 
+def _tail_references(
+    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
+) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
+    """A pointer and the end of a name said before (那个牙刷 for 飞利浦电动牙刷, the pot for Instant
+    Pot Duo): a reference to that entity. Not for places, whose names end in their type (这家酒店
+    is any hotel said last, not the one whose name ends in 酒店)."""
+    found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
+    things = [m for m in reversed(candidates) if not set(m.types) & lex.place_types]
+    for pointer in list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)):
+        at = pointer.end()
+        for mention in things:
+            tail = _tail_at(text, at, mention.entity)
+            if tail is None:
+                continue
+            span = (pointer.start(), at + len(tail))
+            if not overlaps(span, taken):
+                anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, tail, confidence=0.8)
+                found[span] = (anaphor, mention)
+                taken.append(span)
+            break
+    return found
+
+
+def _tail_at(text: str, at: int, entity: str) -> str | None:
+    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`."""
+    if entity.isascii():  # a word of the name after the brand: the pot (Instant Pot Duo)
+        for word in entity.split()[1:]:
+            end = at + len(word)
+            said = text[at:end]
+            if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
+                return said
+        return None
+    for k in range(1, len(entity) - 1):
+        tail = entity[k:]
+        if re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) and text.startswith(tail, at):
+            return tail
+    return None
+
+
 def _stem(entity: str, lex: CorefLexicon) -> str | None:
     core = core_name(entity)
     ends = [s for s in lex.type_suffixes if core.endswith(s) and len(s) >= 2 and not s.isascii()]
@@ -267,7 +308,9 @@ def resolve_turn(
     for sentence in turn.sentences:
         named = extract_mentions(sentence.text, lex, focus=state.focus)
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
-        anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
+        tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
+        anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
+        anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2
         background = _background_ranges(sentence.text, lex)
@@ -294,7 +337,11 @@ def resolve_turn(
                     )
                 )
                 continue
-            chosen, confidence = _choose(item, window + new, lex)
+            chosen: Mention | None
+            if item.span in tails and tails[item.span][0] is item:
+                chosen, confidence = tails[item.span][1], item.confidence
+            else:
+                chosen, confidence = _choose(item, window + new, lex)
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))

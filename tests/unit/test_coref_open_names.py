@@ -90,3 +90,34 @@ def test_pronouns_and_demonstratives_resolve_to_open_entities(
 def test_an_organisation_yields_to_the_product_for_it() -> None:
     anchors = last_anchors("我的华为Mate60是在顺丰快递寄丢的。", "它还能找回来吗？")
     assert referents(anchors) == [("它", "华为Mate60")]
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (
+            ("我买了一个戴森吸尘器和一个飞利浦电动牙刷。", "吸尘器吸力变小了。", "另外那个牙刷充不上电。"),
+            "飞利浦电动牙刷",
+        ),
+        (
+            ("The Instant Pot Duo I received doesn't heat up.", "The display is on, but the pot stays cold."),
+            "Instant Pot Duo",
+        ),
+    ],
+)
+def test_a_pointer_and_the_end_of_a_name_said_before_refer_to_it(texts: tuple[str, ...], expected: str) -> None:
+    anchors = last_anchors(*texts)
+    assert [a.resolved_entity for a in anchors if a.kind == "anaphor"][-1] == expected
+
+
+def test_a_head_noun_prefers_the_entity_whose_name_holds_it() -> None:
+    anchors = last_anchors("生产环境的订单服务很慢。", "我们看到数据库的连接数满了。", "那这个环境今晚能扩容吗？")
+    assert referents(anchors) == [("这个环境", "生产环境")]
+    anchors = last_anchors("我同一个订单买了一台海尔冰箱和一台格力空调。", "空调什么时候来安装？")
+    assert referents(anchors) == [("空调", "格力空调")]
+
+
+def test_a_quantity_is_no_model_and_a_chinese_name_with_a_title_is_a_person() -> None:
+    assert open_names("这个套餐包含60G流量。", LEX, []) == []
+    found = open_names("你们的客户经理王丽说我的理财到期可以续期。", LEX, [])
+    assert [(n.surface, n.types) for n in found] == [("王丽", ("person",))]
