@@ -103,6 +103,7 @@ class OpenNames:
     en_gate: re.Pattern[str]  # … spaCy is not run for products
     model_words: frozenset[str]  # Pro, Max, Plus …: part of a model name after it
     zh_product_heads: frozenset[str]  # 吹风机, 冰箱, 电脑 …: what a brand word before makes a product
+    zh_product_chars: frozenset[str]  # 机, 器, 衣 …: a noun ending in one is a product word too
     zh_org_words: frozenset[str]  # 快递, 客服, 公司 …: the name before one is an organisation
     zh_brand_tags: frozenset[str]  # jieba flags a brand word may carry
     zh_not_brands: frozenset[str]
@@ -128,6 +129,7 @@ _NONE: frozenset[str] = frozenset()
 _NO_OPEN_NAMES = OpenNames(
     re.compile(r"(?!)"),
     re.compile(r"(?!)"),
+    _NONE,
     _NONE,
     _NONE,
     _NONE,
@@ -241,6 +243,7 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         en_gate=re.compile(en_gate, re.IGNORECASE),
         model_words=_lower(_words(spec.get("model_words"), "open_names.model_words")),
         zh_product_heads=frozenset(heads_zh),
+        zh_product_chars=frozenset(_words(zh.get("product_chars"), "open_names.zh.product_chars")),
         zh_org_words=frozenset(org_zh),
         zh_brand_tags=frozenset(_words(zh.get("brand_tags"), "open_names.zh.brand_tags")),
         zh_not_brands=frozenset(_words(zh.get("not_brands"), "open_names.zh.not_brands")),

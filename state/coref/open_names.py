@@ -87,7 +87,7 @@ def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset
     prev = tokens[i - 1]
     if prev.end != tokens[i].start or not _CJK.match(prev.text) or len(prev.text) < 2:
         return None
-    if prev.tag not in lex.zh_brand_tags or prev.text in stop or prev.text in lex.zh_product_heads:
+    if prev.tag not in lex.zh_brand_tags or prev.text in stop or _zh_head(prev, lex, stop):
         return None
     return i - 1
 
@@ -106,10 +106,16 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
     for first, last, words in _latin_runs(tokens, text):
         if not _model_like(words, ol):
             continue
-        brand = _zh_brand(tokens, first, ol, stop)
-        add((tokens[first if brand is None else brand].start, tokens[last].end), "product", 0.8)
+        start = first
+        if first > 0 and _zh_head(tokens[first - 1], ol, stop):  # 兄弟打印机|HL-2260, 小天才电话手表|Z9
+            start = first - 1
+        brand = _zh_brand(tokens, start, ol, stop)
+        start = start if brand is None else brand
+        after = lex.type_nouns.find(tokens[last + 1].text) if last + 1 < len(tokens) else []
+        typed = after[0].value if after and after[0].word == tokens[last + 1].text else "product"  # 金蝶K3|系统
+        add((tokens[start].start, tokens[last].end), typed, 0.8)
     for i, token in enumerate(tokens):
-        if token.text in ol.zh_product_heads:
+        if _zh_head(token, ol, stop):
             brand = _zh_brand(tokens, i, ol, stop)
             if brand is not None:
                 add((tokens[brand].start, token.end), "product", 0.75)
@@ -127,6 +133,18 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
             add((token.start, token.end), "person", 0.7)
     return out
+
+
+def _zh_head(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
+    """A product word: listed (吹风机, 冰箱), or a noun ending in a thing's character (豆浆机, 卫衣, 运动裤)."""
+    if token.text in lex.zh_product_heads:
+        return True
+    return (
+        token.tag.startswith("n")
+        and 2 <= len(token.text) <= 4
+        and token.text[-1] in lex.zh_product_chars
+        and token.text not in stop
+    )
 
 
 def _fused_brand(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
@@ -178,7 +196,11 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         ):
             j += 1
         words = [t.text for t in tokens[i : j + 1]]
-        head = j + 1 < len(tokens) and tokens[j + 1].text.lower() in ol.en_product_heads
+        nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+        head = nxt is not None and (
+            nxt.text.lower() in ol.en_product_heads
+            or (nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words)
+        )
         if _model_like(words, ol):
             before = tokens[i - 1].text.lower() if i > 0 else ""
             kind = lex.type_nouns.find(before)  # the file server FS-02: a server
