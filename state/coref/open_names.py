@@ -58,7 +58,8 @@ def _named(text: str, span: tuple[int, int], type_: str, confidence: float) -> N
 
 
 def _latin_runs(tokens: tuple[Token, ...], text: str) -> list[tuple[int, int, list[str]]]:
-    """Maximal runs of Latin words and numbers (single spaces between them): (first, last token, words)."""
+    """Maximal runs of Latin words and numbers (single spaces or hyphens between them): (first, last
+    token, words)."""
     runs: list[tuple[int, int, list[str]]] = []
     i = 0
     while i < len(tokens):
@@ -70,11 +71,11 @@ def _latin_runs(tokens: tuple[Token, ...], text: str) -> list[tuple[int, int, li
             nxt = tokens[j + 1]
             if _LATIN_WORD.fullmatch(nxt.text) and nxt.start - tokens[j].end <= 1:
                 j += 1
-            elif nxt.text == " " and j + 2 < len(tokens) and _LATIN_WORD.fullmatch(tokens[j + 2].text):
+            elif nxt.text in (" ", "-") and j + 2 < len(tokens) and _LATIN_WORD.fullmatch(tokens[j + 2].text):
                 j += 2
             else:
                 break
-        words = [t.text for t in tokens[i : j + 1] if t.text.strip()]
+        words = [t.text for t in tokens[i : j + 1] if t.text.strip() and t.text != "-"]
         runs.append((i, j, words))
         i = j + 1
     return runs
@@ -87,9 +88,10 @@ def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset
     prev = tokens[i - 1]
     if prev.end != tokens[i].start or not _CJK.match(prev.text) or len(prev.text) < 2:
         return None
-    if prev.tag not in lex.zh_brand_tags or prev.text in stop or _zh_head(prev, lex, stop):
+    counted = i >= 2 and tokens[i - 2].tag in ("m", "q", "mq")  # 一件|安踏|卫衣: whatever jieba calls the brand
+    if (prev.tag not in lex.zh_brand_tags and not (counted and prev.tag in ("v", "a", "nr"))) or prev.text in stop:
         return None
-    return i - 1
+    return None if _zh_head(prev, lex, stop) else i - 1
 
 
 def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
