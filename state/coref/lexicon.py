@@ -190,6 +190,7 @@ class CorefLexicon:
     identifiers: tuple[tuple[str, re.Pattern[str]], ...]
     type_names: frozenset[str] = field(default_factory=frozenset)
     open_names: OpenNames = _NO_OPEN_NAMES
+    issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_not_anaphora_re: re.Pattern[str] = re.compile(r"(?!)")
@@ -393,6 +394,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         type_names=frozenset((lex.get("types") or {}).keys()),
         open_names=_open_names(open_spec),
         pronoun_weak_types=frozenset(_words(lex.get("pronoun_weak_types"), "pronoun_weak_types")),
+        issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
     )
 
 

@@ -120,6 +120,18 @@ def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[s
     return tuple(dict.fromkeys(found))
 
 
+def _issued(text: str, named: Named, lex: CorefLexicon) -> Named:
+    """A bank or shop said with a thing it issues right after it (招商银行|信用卡, 京东|账号): the thing."""
+    if named.dictionary or not (set(named.types) & (lex.place_types | {"organization"})):
+        return named
+    hit = next((h for h in lex.type_nouns.find(text[named.span[1] : named.span[1] + 6]) if h.start == 0), None)
+    if hit is None or hit.value not in lex.issued_types:
+        return named
+    span = (named.span[0], named.span[1] + hit.end)
+    name = text[span[0] : span[1]]
+    return Named(name, name, (hit.value,), span, named.source, named.confidence)
+
+
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
     """Entity mentions in one sentence, in text order.
 
@@ -154,7 +166,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
     out = []
-    for named in sorted(found, key=lambda n: n.span):
+    for named in map(lambda n: _issued(text, n, lex), sorted(found, key=lambda n: n.span)):
         types = named.types
         used_as = None if named.dictionary or named.source == "open" else _used_as(text, named.span, lex)
         if used_as is not None and used_as not in types:

@@ -31,6 +31,7 @@ from state.coref.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
+_CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
@@ -158,13 +159,18 @@ def _tail_references(
     text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
 ) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
     """A pointer and the end of a name said before (那个牙刷 for 飞利浦电动牙刷, the pot for Instant
-    Pot Duo): a reference to that entity. Not for places, whose names end in their type (这家酒店
-    is any hotel said last, not the one whose name ends in 酒店)."""
+    Pot Duo), or that end alone opening a clause (运动裤的尺码偏小 for 李宁运动裤): a reference to that
+    entity. Not for places, whose names end in their type (这家酒店 is any hotel said last, not the
+    one whose name ends in 酒店)."""
     found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
     things = [m for m in reversed(candidates) if not set(m.types) & lex.place_types]
-    for pointer in list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)):
+    pointers = list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)) + list(_CLAUSE_START.finditer(text))
+    for pointer in pointers:
         at = pointer.end()
+        bare = pointer.start() == at
         for mention in things:
+            if bare and mention.entity.isascii():
+                continue
             tail = _tail_at(text, at, mention.entity)
             if tail is None:
                 continue
