@@ -121,3 +121,13 @@ def test_a_quantity_is_no_model_and_a_chinese_name_with_a_title_is_a_person() ->
     assert open_names("这个套餐包含60G流量。", LEX, []) == []
     found = open_names("你们的客户经理王丽说我的理财到期可以续期。", LEX, [])
     assert [(n.surface, n.types) for n in found] == [("王丽", ("person",))]
+
+
+def test_a_card_said_after_its_bank_is_the_card() -> None:
+    anchors = last_anchors("我的招商银行信用卡昨天被盗刷了。", "这张卡冻结以后还能还款吗？")
+    assert referents(anchors) == [("这张卡", "招商银行信用卡")]
+
+
+def test_the_end_of_a_product_name_opening_a_clause_refers_to_it() -> None:
+    anchors = last_anchors("我同时买了一条李宁运动裤和一件安踏卫衣。", "运动裤的尺码偏小。")
+    assert referents(anchors) == [("运动裤", "李宁运动裤")]
