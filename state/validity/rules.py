@@ -178,6 +178,8 @@ def _window(
     start: datetime | None = None
     end: datetime | None = None
     for t in times:
+        if t.kind == "duration":
+            continue  # a length (玩2-3小时, takes 3 days) bounds no validity
         form = t.original_form
         pos = text.find(form)
         s, e = (pos, pos + len(form)) if pos >= 0 else t.span
