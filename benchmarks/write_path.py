@@ -10,15 +10,18 @@ The same flow as `recallflow replay` (parse → normalise → coreference → te
 `--turns` dev turns (crosswoz + dailydialog from ../shared/data/dev, else examples/demo.jsonl
 repeated under new session ids). In one run, `--repeats` times, interleaved:
 
-* the floor: the embedder alone, with the flow's threads, on each turn's text once, in the
-  flow's mode for memory vectors and in the flow's batches (the replay batch) → sentences per
-  wall second and per CPU second of the process;
-* the whole flow at full speed → turns per wall second and per CPU second.
+* the whole flow at full speed → turns per wall second and per CPU second; the texts it asked
+  the model for are recorded (mode, texts of each call);
+* the floor, right after: the embedder alone (same object, same threads) making exactly those
+  calls again — the same texts, modes and batching — → turns' worth per wall and CPU second;
+* the ideal: the embedder alone on each turn's text once, in the flow's replay batches.
 
 Printed: the median of each and its spread (min–max), and the flow / floor ratio on CPU time
-and on wall time (each repeat's flow against the floor measured just before it; median and
-spread). CPU time counts every thread of the process, so the CPU ratio holds on a loaded
-machine where wall time does not. Then a paced run at `--pace` x the median full-speed rate
+and on wall time (each repeat's flow against its own floor; median and spread): what the flow
+costs beyond its model calls. Flow / ideal adds what the model calls themselves cost beyond
+one text a turn (units cut finer than turns, a customer turn's second, `query`, vector). CPU
+time counts every thread of the process, so the CPU ratio holds on a loaded machine where wall
+time does not. Then a paced run at `--pace` x the median full-speed rate
 (a queue-free stream): per-turn latency of each stage and source → stored p50/p95/p99.
 `--no-recall` measures the write path alone; `--profile` adds a cProfile of the last full-speed run.
 Measures and prints; asserts nothing (the machine's load moves the figures).
@@ -52,6 +55,8 @@ from benchmarks.write_timing import (
     end_to_end,
     median_spread,
     percentiles,
+    replayed_floor,
+    split_held,
     stage_table,
 )
 from evals.metrics_report import DEV_CANDIDATES, convert
@@ -144,7 +149,7 @@ class FlowRun:
     cpu_s: float
     timers: Timers
     stored: int
-    requests: list[tuple[str, int]]
+    requests: list[tuple[str, list[str]]]
 
 
 def run_flow(archive: Path, tmp: Path, args: argparse.Namespace, turns: int, rate: float | None) -> FlowRun:
@@ -199,7 +204,9 @@ def _load() -> str:
     return f"{one:.1f} / {five:.1f}"
 
 
-def report(args: argparse.Namespace, origin: str, texts: list[str], floors: list[Rate], runs: list[FlowRun]) -> None:
+def report(
+    args: argparse.Namespace, origin: str, texts: list[str], floors: list[Rate], ideals: list[Rate], runs: list[FlowRun]
+) -> None:
     settings = Settings()
     batch, turns, last = settings.replay.batch_size, len(texts), runs[-1]
     print(
@@ -215,18 +222,25 @@ def report(args: argparse.Namespace, origin: str, texts: list[str], floors: list
     print("|---|---:|")
     mode = args.memory_prefix
     print(
-        f"| floor: embedder alone, each turn's text once, `{mode}`, batches of {batch}, {args.threads_used} thread(s) "
-        f"| {median_spread([f.wall for f in floors])} sentences/s; {median_spread([f.cpu for f in floors])} per CPU s |"
-    )
-    print(
         f"| whole flow, full speed | {median_spread([r.rate.wall for r in runs])} turns/s; "
         f"{median_spread([r.rate.cpu for r in runs])} per CPU s |"
     )
-    wall_ratio = [r.rate.wall / f.wall for r, f in zip(runs, floors, strict=True)]
-    cpu_ratio = [r.rate.cpu / f.cpu for r, f in zip(runs, floors, strict=True)]
-    print(f"| whole flow / floor, wall clock | {_ratio(wall_ratio)} |")
-    print(f"| **whole flow / floor, CPU time (robust to a loaded machine)** | **{_ratio(cpu_ratio)}** |")
-    embedded = sum(n for _, n in last.requests)
+    print(
+        f"| floor: embedder alone making the flow's model calls (same texts, modes, batching, {args.threads_used} "
+        f"thread(s)) | {median_spread([f.wall for f in floors])} turns/s; {median_spread([f.cpu for f in floors])} "
+        "per CPU s |"
+    )
+    print(
+        f"| ideal: embedder alone, each turn's text once, `{mode}`, batches of {batch} | "
+        f"{median_spread([f.wall for f in ideals])} turns/s; {median_spread([f.cpu for f in ideals])} per CPU s |"
+    )
+    for name, base in (("floor", floors), ("ideal", ideals)):
+        wall_ratio = [r.rate.wall / f.wall for r, f in zip(runs, base, strict=True)]
+        cpu_ratio = [r.rate.cpu / f.cpu for r, f in zip(runs, base, strict=True)]
+        b = "**" if name == "floor" else ""
+        print(f"| whole flow / {name}, wall clock | {_ratio(wall_ratio)} |")
+        print(f"| {b}whole flow / {name}, CPU time (robust to a loaded machine){b} | {b}{_ratio(cpu_ratio)}{b} |")
+    embedded = sum(len(t) for _, t in last.requests)
     calls = len(last.requests)
     print(
         f"| texts the model embedded per turn (engine calls, texts a call) | {embedded / turns:.2f} "
@@ -261,7 +275,14 @@ def paced(args: argparse.Namespace, archive: Path, tmp: Path, turns: int, full_r
     print()
     print("\n".join(stage_table(run.timers, turns)))
     if e2e:
-        print(f"| **source → stored in the store (whole write path)** | {len(e2e)} | | **{percentiles(e2e)}** | |")
+        print(f"| source → stored in the store, every turn | {len(e2e)} | | {percentiles(e2e)} | |")
+        hold = Settings().entropy.hold_timeout_s
+        kept, held = split_held(e2e, hold)
+        if kept:
+            print(
+                f"| **source → stored, turns not held for a next turn** ({held} last turns of a session waited for "
+                f"the {hold:g} s hold) | {len(kept)} | | **{percentiles(kept)}** | |"
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -297,16 +318,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         texts = [str(r["text"]) for r in rows if r.get("text")]
         batch = Settings().replay.batch_size
         floors: list[Rate] = []
+        ideals: list[Rate] = []
         runs: list[FlowRun] = []
         profiler = cProfile.Profile() if args.profile else None
         for i in range(max(1, args.repeats)):
-            floors.append(embedder_floor(texts, args.loaded_embedder, batch, args.memory_prefix))
+            ideals.append(embedder_floor(texts, args.loaded_embedder, batch, args.memory_prefix))
             if profiler is not None and i == args.repeats - 1:
                 profiler.enable()
             runs.append(run_flow(archive, tmp / f"full{i}", args, len(texts), None))
             if profiler is not None:
                 profiler.disable()
-        report(args, origin, texts, floors, runs)
+            floors.append(replayed_floor(runs[-1].requests, args.loaded_embedder, len(texts)))
+        report(args, origin, texts, floors, ideals, runs)
         if args.pace > 0:
             paced(args, archive, tmp / "paced", len(texts), _median([r.rate.wall for r in runs]))
         if profiler is not None:

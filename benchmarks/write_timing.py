@@ -89,20 +89,20 @@ class TimedStore:
 
 
 class RecordingEmbedder:
-    """The model as the flow reaches it (under the memo): times each call and keeps (mode, size)."""
+    """The model as the flow reaches it (under the memo): times each call and keeps (mode, texts)."""
 
     def __init__(self, inner: Embedder, timers: Timers) -> None:
         self._inner, self._timers = inner, timers
         self.name, self.dim = inner.name, inner.dim
-        self.requests: list[tuple[str, int]] = []
+        self.requests: list[tuple[str, list[str]]] = []
 
     def passage(self, texts: Sequence[str]) -> Matrix:
-        self.requests.append(("passage", len(texts)))
+        self.requests.append(("passage", list(texts)))
         out: Matrix = self._timers.wrap("model: passage (memory vectors)", self._inner.passage, len)(texts)
         return out
 
     def query(self, texts: Sequence[str]) -> Matrix:
-        self.requests.append(("query", len(texts)))
+        self.requests.append(("query", list(texts)))
         out: Matrix = self._timers.wrap("model: query (anchoring, recall)", self._inner.query, len)(texts)
         return out
 
@@ -120,6 +120,15 @@ def embedder_floor(texts: Sequence[str], embedder: Embedder, batch: int, mode: s
     for i in range(0, len(texts), batch):
         call(list(texts[i : i + batch]))
     return Rate(len(texts) / (time.perf_counter() - started), len(texts) / (time.process_time() - cpu0))
+
+
+def replayed_floor(requests: Sequence[tuple[str, list[str]]], embedder: Embedder, turns: int) -> Rate:
+    """The embedder alone making exactly the flow's model calls (same texts, modes, call sizes, threads)
+    → turns' worth per wall and CPU second."""
+    started, cpu0 = time.perf_counter(), time.process_time()
+    for mode, texts in requests:
+        (embedder.query if mode == "query" else embedder.passage)(texts)
+    return Rate(turns / (time.perf_counter() - started), turns / (time.process_time() - cpu0))
 
 
 def median_spread(values: Sequence[float]) -> str:
@@ -144,6 +153,15 @@ def stage_table(timers: Timers, turns: int) -> list[str]:
         items = sum(c[1] for c in calls)
         lines.append(f"| {stage} | {len(calls)} | {items} | {percentiles(ms)} | {sum(ms) / turns:.2f} |")
     return lines
+
+
+def split_held(latencies: list[float], hold_s: float) -> tuple[list[float], int]:
+    """Latencies of the turns not held back to the entropy stage's processing-time release, and how many were.
+
+    A session's last turn waits for a next turn (or the hold timeout) before its units are cut.
+    """
+    kept = [ms for ms in latencies if ms < 0.9 * hold_s * 1000]
+    return kept, len(latencies) - len(kept)
 
 
 def end_to_end(timers: Timers, line_events: dict[str, str]) -> list[float]:
