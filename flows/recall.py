@@ -1,9 +1,9 @@
-"""The recall service: three tiers in, at most three explained cues out (SPEC §5.8).
+"""The recall service: three tiers in, at most three explained cues out (docs/design.md#recall).
 
     context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
                  \\                           |                            /
                   → candidates (tenant + user only, valid now, said before now)
-                  → one vectorised scoring pass (state.recall_scoring)
+                  → one vectorised scoring pass (state.recall.scoring)
                   → verify the transient ones near the top (guard + verifiers, bounded wait)
                   → arbitration (user > fresh verifier > memory), rescore
                   → top-3 cues with components, reasons, evidence chain, debug marker

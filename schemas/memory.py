@@ -16,6 +16,9 @@ from schemas.events import SCHEMA_VERSION, Modality, Record, SpeakerRole
 # Fixed namespace: memory ids must be identical across runs, replays and machines.
 MEMORY_NAMESPACE = uuid.UUID("6f1b0c2e-5a43-4d8e-9b7a-3c2f1e0d9a55")
 
+# The first nine are the original types (stored units keep reading); the customer-service ones
+# after them: a complaint said again, a promise someone else made (reported by the speaker),
+# and the confirmation that a problem is solved (it closes the open complaint it answers).
 UnitType = Literal[
     "action_request",
     "status_update",
@@ -26,9 +29,16 @@ UnitType = Literal[
     "clarification",
     "statement",
     "smalltalk",
+    "repeat_complaint",
+    "third_party_commitment",
+    "resolution_confirmation",
 ]
 IntentLabel = Literal["commitment", "clarify", "question", "request", "refuse", "neutral"]
 Granularity = Literal["year", "month", "week", "day", "hour", "minute", "second", "range"]
+# point: an instant or a day (明天下午三点, next Tuesday); range: a longer span (下周, 这周末, 月初);
+# deadline: a limit ("12月20日前", "by 4pm", "within 5 business days"), exact instant in `deadline`;
+# duration: a length of time from (or, said in the past, up to) the event ("需要三个工作日", "for two weeks").
+TimeKind = Literal["point", "range", "deadline", "duration"]
 ValidityType = Literal["permanent", "periodic", "transient"]
 Severity = Literal["high", "medium", "low"]
 ResolutionStatus = Literal["pending", "resolved", "none"]
@@ -48,7 +58,7 @@ CorefKind = Literal["entity", "anaphor", "weak", "zero", "contrast"]
 
 
 class CorefAnchor(Record):
-    """A structured coreference anchor (SPEC §5.2): the guess made explicit and traceable.
+    """A structured coreference anchor (docs/design.md#coreference): the guess made explicit and traceable.
 
     `kind`: an `entity` named in the unit itself (its own anchor), an `anaphor` (这家餐馆, it),
     a `weak` reference bound by a descriptor (那个蓝色的盒子, the blue one), or a `zero` anaphor (a
@@ -72,7 +82,11 @@ class CorefAnchor(Record):
 
 
 class TimeExpression(Record):
-    """A time expression as said (`original_form`) and as instants from the event's own ts."""
+    """A time expression as said (`original_form`) and as instants from the event's own ts.
+
+    A deadline runs from the event (`start`) to its limit (`end` = `deadline`, the exact instant:
+    16:00 for "下午4点前", the end of the day for "12月20日前"); `granularity` is that of the limit.
+    """
 
     original_form: str
     start: datetime
@@ -80,6 +94,8 @@ class TimeExpression(Record):
     granularity: Granularity
     span: tuple[int, int]
     parser: str
+    kind: TimeKind = "point"
+    deadline: datetime | None = None
 
 
 class IntentScores(Record):
@@ -142,10 +158,20 @@ class MemoryUnit(Record):
     severity: Severity = "low"
     resolution_status: ResolutionStatus = "none"
     resolved_at: datetime | None = None
-    # Set when a user's explicit statement replaced this memory (reflection, SPEC §5.9): the id of
+    # Set when a user's explicit statement replaced this memory (reflection, docs/design.md#responder): the id of
     # the memory that holds the user's statement. A superseded memory also gets
     # validity.effective_to = the correction time, so valid_at filters drop it from recall.
     superseded_by: str | None = None
+
+    @property
+    def deadline(self) -> datetime | None:
+        """The earliest deadline among the unit's times (a promise's due instant), or None.
+
+        Computed from `times` (each deadline expression keeps its own `deadline` in the payload), so it
+        can never disagree with them.
+        """
+        limits = [t.deadline for t in self.times if t.kind == "deadline" and t.deadline is not None]
+        return min(limits, default=None)
 
 
 @dataclass(frozen=True, slots=True)

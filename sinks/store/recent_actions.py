@@ -1,4 +1,4 @@
-"""The recent-actions tier (seven-decision-points §3.2): a user's last 7 days of actions.
+"""The recent-actions tier (docs/design.md#recall): a user's last 7 days of actions.
 
 Redis layout per (tenant, user): a sorted set `recent_actions:{tenant}:{user}` of memory ids
 scored by event time, and a hash `recent_units:{tenant}:{user}` from memory id to the unit's
@@ -26,7 +26,17 @@ from schemas.memory import MemoryUnit
 log = logging.getLogger(__name__)
 
 SEVEN_DAYS_S = 7 * 24 * 3600
-DEFAULT_ACTION_TYPES: frozenset[str] = frozenset({"action_request", "commitment", "complaint", "status_update"})
+DEFAULT_ACTION_TYPES: frozenset[str] = frozenset(
+    {
+        "action_request",
+        "commitment",
+        "complaint",
+        "status_update",
+        "repeat_complaint",
+        "third_party_commitment",
+        "resolution_confirmation",
+    }
+)
 
 
 def _ids_key(tenant: str, user: str) -> str:

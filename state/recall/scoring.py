@@ -1,4 +1,4 @@
-"""The causal cue activator (SPEC §5.8): validity filtering and one vectorised scoring pass.
+"""The causal cue activator (docs/design.md#recall): validity filtering and one vectorised scoring pass.
 
 Input: a `CandidateBatch` (the memories recall fetched, as arrays) and a `QueryAnalysis`.
 Output: `PoolScores`, one array per score component plus the eligibility mask and the

@@ -1,4 +1,4 @@
-"""Memory unit assembly (SPEC §4, §5.5): a tagged, entropy-cut turn → the MemoryUnits that land in the store.
+"""Memory unit assembly (docs/design.md#entropy): a tagged, entropy-cut turn → the MemoryUnits that land in the store.
 
 One unit per `UnitSpan` of `Turn.unit_cut`: an atomic high-entropy (or priority) segment, or a run
 of merged low-entropy segments (`merged_from` lists them). The unit text is the verbatim slice of
@@ -20,31 +20,19 @@ from dataclasses import replace
 from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id
 from state.normalise.segments import SegmentTags, UnitSpan, unit_text
 from state.normalise.turn import Turn
+from state.tagging.kinds import unit_kind
 from state.tagging.lexicon import CLASSES
 from state.tagging.tagger import Vector, turn_intent
 from state.terms.whitelist import SentenceNote
+from state.units.promise import carry_deadlines
 
-# When a merged run mixes kinds, the unit is typed by the most salient one.
-_KIND_RANK = (
-    "complaint",
-    "action_request",
-    "refusal",
-    "commitment",
-    "question",
-    "clarification",
-    "status_update",
-    "statement",
-    "smalltalk",
-)
-
-
-def _unit_kind(tags: list[SegmentTags]) -> str:
-    kinds = {t.kind for t in tags}
-    return next((k for k in _KIND_RANK if k in kinds), "statement")
+_OPEN_KINDS = ("complaint", "repeat_complaint", "action_request")  # pending until resolved
 
 
 def _severity(kind: str, stress: float, urgency: float, priority: bool) -> Severity:
-    if priority or (kind in ("complaint", "action_request") and max(stress, urgency) >= 0.7):
+    """High: flagged, a complaint said again, or a stressed or urgent complaint or request; medium:
+    any other complaint (a defect report included), or a stressed or urgent unit; else low."""
+    if priority or kind == "repeat_complaint" or (kind in _OPEN_KINDS and max(stress, urgency) >= 0.7):
         return "high"
     if kind == "complaint" or stress >= 0.4 or urgency >= 0.5:
         return "medium"
@@ -115,7 +103,7 @@ def turn_entropy(notes: tuple[SentenceNote, ...]) -> float:
 
 
 def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
-    """The turn's memory units, in order, with deterministic ids and every SPEC §4 field filled."""
+    """The turn's memory units, in order, with deterministic ids and every MemoryUnit field filled."""
     cut = unit_spans(turn)
     if not cut:
         entropy = turn_entropy(turn.sentence_notes)
@@ -130,7 +118,7 @@ def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
         entropies = turn.segment_entropy[span.first : span.last + 1]
         entropy = (max(entropies) if span.atomic else sum(entropies) / len(entropies)) if entropies else 0.5
         units.append(_unit(turn, index, text, merged, tags, entropy, span.priority, start, end))
-    return tuple(units)
+    return carry_deadlines(units)
 
 
 def _unit(
@@ -147,11 +135,15 @@ def _unit(
     ev = turn.event
     if tags:
         probs, label = turn_intent(tags)
-        kind = _unit_kind(tags)
+        kind = unit_kind([t.kind for t in tags])
         load = turn.unit_emotion[index] if index < len(turn.unit_emotion) else lexicon_emotion(tags)
         stress, certainty, urgency, cooperation = load
         emotion = EmotionLoad(stress=stress, certainty=certainty, urgency=urgency, cooperation=cooperation)
         confidence = min(t.confidence for t in tags)
+        hedged = [t.certainty for t in tags if t.hedged]
+        if hedged:  # a hedge holds whatever the head's emotion says: the unit is no surer than its hedged part
+            certainty = min(certainty, max(hedged))
+            emotion = emotion.model_copy(update={"certainty": certainty})
         strength = max(t.commitment_strength for t in tags)
         topic = next((t.topic for t in tags if t.topic), None)
     else:
@@ -191,5 +183,5 @@ def _unit(
         times=tuple(t for t in turn.times if t.span[0] < end and t.span[1] > start),
         topic=topic,
         severity=severity,
-        resolution_status="pending" if kind in ("complaint", "action_request") else "none",
+        resolution_status="pending" if kind in _OPEN_KINDS else "none",
     )

@@ -1,4 +1,4 @@
-"""Temporal validity (SPEC §5.7): permanent rules, periodic rules, transient facts.
+"""Temporal validity (docs/design.md#validity): permanent rules, periodic rules, transient facts.
 
 `assign_validity(text, times, ts, lexicon, calendar)` gives a memory its `Validity` at write
 time from lexicons (`state/validity/resources/validity_lexicon.yaml`) and the normalised times already
@@ -178,6 +178,8 @@ def _window(
     start: datetime | None = None
     end: datetime | None = None
     for t in times:
+        if t.kind == "duration":
+            continue  # a length (玩2-3小时, takes 3 days) bounds no validity
         form = t.original_form
         pos = text.find(form)
         s, e = (pos, pos + len(form)) if pos >= 0 else t.span
