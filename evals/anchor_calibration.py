@@ -37,9 +37,7 @@ def main() -> None:
     ap.add_argument("--embedder", default="static")
     ap.add_argument("--check", nargs="*", help="HI/LO pairs to score, e.g. 0.88/0.85")
     ap.add_argument("--min-band", type=float, default=0.03)
-    ap.add_argument(
-        "--mode", choices=("query", "passage"), default="query", help="e5 mode of both vectors"
-    )
+    ap.add_argument("--mode", choices=("query", "passage"), default="query", help="e5 mode of both vectors")
     ap.add_argument("--pairs", type=Path, default=Path("tests/fixtures/anchor_pairs.jsonl"))
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.pairs.read_text(encoding="utf-8").splitlines() if line.strip()]
