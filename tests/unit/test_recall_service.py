@@ -238,7 +238,10 @@ def test_a_failing_recent_tier_is_skipped(store: QdrantEdgeStore) -> None:
 
 
 def test_a_batch_of_questions_is_one_model_call_behind_the_memo(store: QdrantEdgeStore) -> None:
+    from collections.abc import Sequence
+
     from sinks.models.embedding_memo import MemoEmbedder
+    from state.core.embedding import Matrix
 
     class Counting:
         name, dim = EMB.name, EMB.dim
@@ -246,17 +249,17 @@ def test_a_batch_of_questions_is_one_model_call_behind_the_memo(store: QdrantEdg
         def __init__(self) -> None:
             self.calls: list[list[str]] = []
 
-        def passage(self, texts):  # type: ignore[no-untyped-def]
+        def passage(self, texts: Sequence[str]) -> Matrix:
             return EMB.passage(texts)
 
-        def query(self, texts):  # type: ignore[no-untyped-def]
+        def query(self, texts: Sequence[str]) -> Matrix:
             self.calls.append(list(texts))
             return EMB.query(texts)
 
     model = Counting()
     questions = ["客服态度又这么差，太失望了", "优惠券怎么用", "客服态度又这么差，太失望了"]
     batch = [ask(q, at=NOW, event=f"q{i}") for i, q in enumerate(questions)]
-    memo_results = RecallService(store, MemoEmbedder(model), tables_file()).run_batch(batch)  # type: ignore[arg-type]
+    memo_results = RecallService(store, MemoEmbedder(model), tables_file()).run_batch(batch)
     assert [len(c) for c in model.calls] == [2]  # the two distinct questions, in one call; every recall hit the memo
     plain = _service(store).run_batch(batch)
     assert [_texts(r) for _, r in memo_results] == [_texts(r) for _, r in plain]
