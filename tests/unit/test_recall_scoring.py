@@ -115,7 +115,8 @@ def test_one_shared_character_is_a_small_lexical_share() -> None:
     units = [unit("好的收到，会议时间改为周四", n=1), unit("两天内把补偿发到您的账户", n=2)]
     q = analyse_query("补偿什么时候能到账？", TABLES)
     s = score_pool(q, _batch(units, sims=[0.8, 0.8]), TABLES, NOW)
-    assert s.lexical[0] < 0.05 and s.lexical[1] > 3 * s.lexical[0]
+    assert s.lexical[0] < 0.05
+    assert s.lexical[1] > 3 * s.lexical[0]
 
 
 def test_acknowledgements_are_never_cues() -> None:
