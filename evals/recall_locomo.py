@@ -30,23 +30,18 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
-from bytewax.testing import TestingSink, run_main
 
 from evals.baselines import BASELINES, Turn, TurnBaselines
 from evals.data import dev_data
 from evals.embed_cache import CachedEmbedder
-from flows.build import build_flow
-from flows.io import OutputSpec, file_input
+from evals.replay import replay_events
 from flows.recall import RecallService
-from flows.settings import RecallSettings, Settings
-from schemas.deadletter import DeadLetter
 from schemas.events import ConversationEvent, as_utc
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallRequest
 from sinks.models.embedders import load_embedder
 from sinks.store.base import MemoryStore, StoredPoint
 from sinks.store.qdrant_edge import QdrantEdgeStore
-from sinks.store.sink import StoreSink
 from state.core.embedding import Embedder
 from state.normalise.turn import NormaliseConfig, normalise_turn
 from state.recall.config import tables_file
@@ -100,22 +95,7 @@ def replay_units(
     events: Sequence[dict[str, object]], store: MemoryStore, embedder: Embedder, tmp: Path
 ) -> list[MemoryUnit]:
     """Replay the turns through `build_flow` (the replay path) into `store`; returns the units written."""
-    archive = tmp / "events.jsonl"
-    with archive.open("w", encoding="utf-8") as fh:
-        for row in events:
-            fh.write(json.dumps(_event_doc(row), ensure_ascii=False) + "\n")
-    units: list[MemoryUnit] = []
-    dead: list[DeadLetter] = []
-    outputs = OutputSpec(
-        deadletters=[TestingSink(dead)],
-        memory_points=[StoreSink(lambda: store, embedder.dim)],
-        memory_units=[TestingSink(units)],
-    )
-    settings = Settings(recall=RecallSettings(enabled=False))
-    run_main(build_flow(settings, file_input(archive), outputs, embedder=embedder))
-    if dead:
-        print(f"{len(dead)} events went to dead letters", file=sys.stderr)
-    return units
+    return replay_events([_event_doc(row) for row in events], store, embedder, tmp)
 
 
 def covered(unit: MemoryUnit) -> set[str]:
