@@ -40,7 +40,7 @@ from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
 from state.recall.lexical import bm25_share, tokenize
-from state.recall.query import QueryAnalysis, analyse_query
+from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import (
     ResolutionLexicon,
     asks_status,
@@ -186,13 +186,11 @@ class RecallService:
     def _lexical(
         query: QueryAnalysis,
         timeline: Sequence[tuple[str, dict[str, Any]]],
-        people: Sequence[str],
+        names: Sequence[str],
         tables: RecallTables,
     ) -> dict[str, float]:
-        """BM25 share of every memory in the user's timeline (IDF over them); names said in the
+        """BM25 share of every memory in the user's timeline (IDF over them); people named in the
         question are not words to match (they come back as the `person` component)."""
-        speakers = {str(p.get("speaker") or "").lower() for _, p in timeline}
-        names = [n for n in query.name_candidates if n.lower() in speakers or n in people]
         name_tokens = set(tokenize(" ".join(names), tables.stopwords))
         q_tokens = [t for t in tokenize(query.text, tables.stopwords) if t not in name_tokens]
         docs = [tokenize(str(p.get("text", "")), tables.stopwords) for _, p in timeline]
@@ -229,9 +227,13 @@ class RecallService:
         tables = self._tables.get()
         people = tuple(dict.fromkeys([*request.known_people, *(t.speaker for t in request.context if t.speaker)]))
         query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
-        qvec = self._embedder.query([query.semantic_text])[0]
         timeline = self._timeline(request, {request.query_event_id, *(t.event_id for t in request.context)})
-        lexical = self._lexical(query, timeline, people, tables)
+        # Only names that are people here (a speaker in the user's memories, or known) leave the
+        # embedded text: "Groceries left outside again!" keeps its capitalised first word.
+        speakers = {str(p.get("speaker") or "").lower() for _, p in timeline}
+        named = [n for n in query.name_candidates if n.lower() in speakers or n in people]
+        qvec = self._embedder.query([strip_names(query.text, named)])[0]
+        lexical = self._lexical(query, timeline, named, tables)
         ids, payloads, sims, tiers = self._candidates(request, qvec, timeline, lexical)
         resolution = self._resolution.get()
         issues = issue_views(
@@ -293,13 +295,13 @@ class RecallService:
     def ranked_ids(self, request: RecallRequest, k: int) -> list[str]:
         """Memory ids of the k best candidates, best first (evaluation at k > 3)."""
         ranked = self._rank(request)
-        return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k)]
+        return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k, turn=ranked.batch.turn)]
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = top_indices(r.scores, r.max_cues, r.floor)
+        picked = top_indices(r.scores, r.max_cues, r.floor, turn=r.batch.turn)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

@@ -88,6 +88,7 @@ class CandidateBatch:
     lexical: F | None = None
     overdue: F | None = None
     content: B | None = None
+    turn: npt.NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -111,6 +112,7 @@ def candidate_batch(
     """
     n = len(ids)
     issues = issues or {}
+    turns: dict[str, int] = {}
     emotion = np.zeros((n, 4))
     sessions: dict[str, int] = {}
     session = np.empty(n, dtype=np.int64)
@@ -158,6 +160,7 @@ def candidate_batch(
         lexical=None if lexical is None else np.asarray(lexical, dtype=np.float64),
         overdue=np.array([1.0 if m in issues and issues[m].overdue else 0.0 for m in ids]),
         content=np.array([has_content(str(p.get("text", ""))) for p in payloads], dtype=bool),
+        turn=np.array([turns.setdefault(str(p.get("event_id", i)), len(turns)) for i, p in enumerate(payloads)]),
     )
 
 
@@ -368,12 +371,25 @@ def score_pool(
     )
 
 
-def top_indices(scores: PoolScores, k: int, floor: float = 0.0) -> list[int]:
+def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArray[np.int64] | None = None) -> list[int]:
     """Indices of the k best eligible candidates, best first (ties: pool order); with a `floor`,
-    only those whose absolute relevance reaches it (the abstain rule: nothing relevant, no cue)."""
+    only those whose absolute relevance reaches it (the abstain rule: nothing relevant, no cue);
+    with `turn` (a turn code per candidate), the best unit of each turn only.
+    """
     mask = scores.eligible & (scores.absolute >= floor) if floor > 0 else scores.eligible
     idx = np.flatnonzero(mask)
     if idx.size == 0:
         return []
     order = idx[np.argsort(-scores.final[idx], kind="stable")]
-    return [int(i) for i in order[:k]]
+    if turn is None:
+        return [int(i) for i in order[:k]]
+    out: list[int] = []
+    seen: set[int] = set()
+    for i in order:
+        if int(turn[i]) in seen:
+            continue
+        seen.add(int(turn[i]))
+        out.append(int(i))
+        if len(out) == k:
+            break
+    return out
