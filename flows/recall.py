@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -36,6 +38,7 @@ from sinks.store.base import MemoryStore, StoreFilter
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
+from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
@@ -49,10 +52,12 @@ from state.recall.resolution import (
     resolution_file,
 )
 from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
+from state.time.extract import normalise_times
 
 log = logging.getLogger(__name__)
 
 _TRANSIENT = 2
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _subject(payload: Mapping[str, Any]) -> str:
@@ -64,6 +69,13 @@ def _subject(payload: Mapping[str, Any]) -> str:
     if terms:
         return str(terms[0])
     return str(payload.get("topic") or payload.get("text", ""))[:80]
+
+
+def _past_periods(text: str, at: datetime) -> list[tuple[float, float]]:
+    """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在")."""
+    now = at.timestamp()
+    found = normalise_times(text, at, language_mix(text))
+    return [(t.start.timestamp(), t.end.timestamp()) for t in found if t.end.timestamp() < now - 3600]
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +263,8 @@ class RecallService:
         waiting = asks_still_waiting(request.query_text, resolution)
         status = asks_status(request.query_text, resolution)
         abstain = tables.abstain_for(self._embedder.name)
-        scale = (abstain.cosine_low, abstain.cosine_high)
+        scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
+        periods = _past_periods(request.query_text, request.ts)
         k = tables.validity.max_cues
         statements = (
             *request.context,
@@ -271,6 +284,7 @@ class RecallService:
             still_waiting=waiting,
             asks_status=status,
             cosine_scale=scale,
+            time_ranges=periods,
         )
         for _ in range(3):  # verify what reaches the top; a drop lets the next one up
             todo = [i for i in top_indices(scores, k + 2) if i not in outcomes]
@@ -289,6 +303,7 @@ class RecallService:
                 still_waiting=waiting,
                 asks_status=status,
                 cosine_scale=scale,
+                time_ranges=periods,
             )
         return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k, abstain.min_relevance)
 
@@ -301,7 +316,9 @@ class RecallService:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = top_indices(r.scores, r.max_cues, r.floor, turn=r.batch.turn)
+        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
+        if picked and max(float(r.scores.absolute[i]) for i in picked) < r.floor:
+            picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

@@ -48,16 +48,24 @@ class RelevanceWeights:
     overdue: float
     open_issue: float
     promise: float
+    time_match: float
 
 
 @dataclass(frozen=True, slots=True)
 class AbstainPolicy:
-    """Per embedder: its cosine range mapped to 0-1 (`cosine_low` → 0, `cosine_high` → 1) and the
-    absolute relevance a cue needs; an uncalibrated embedder never abstains."""
+    """Per embedder: its cosine range mapped to 0-1 (`cosine_low` → 0, `cosine_high` → 1), one range
+    for Latin-script questions and one for questions with Chinese characters (a multilingual model's
+    cosines run higher in Chinese), and the absolute relevance a cue needs; an uncalibrated embedder
+    never abstains."""
 
     cosine_low: float
     cosine_high: float
+    cosine_low_cjk: float
+    cosine_high_cjk: float
     min_relevance: float
+
+    def cosine_scale(self, cjk: bool) -> tuple[float, float]:
+        return (self.cosine_low_cjk, self.cosine_high_cjk) if cjk else (self.cosine_low, self.cosine_high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +152,12 @@ def _abstain(doc: Mapping[str, Any]) -> dict[str, AbstainPolicy]:
         if not isinstance(spec, Mapping):
             raise ConfigurationError(f"weights.abstain.{name}: a mapping is required")
         where = f"weights.abstain.{name}"
+        low, high = _num(spec, "cosine_low", where, -1.0, 1.0), _num(spec, "cosine_high", where, -1.0, 1.0)
         out[str(name)] = AbstainPolicy(
-            _num(spec, "cosine_low", where, -1.0, 1.0),
-            _num(spec, "cosine_high", where, -1.0, 1.0),
+            low,
+            high,
+            _num(spec, "cosine_low_cjk", where, -1.0, 1.0) if "cosine_low_cjk" in spec else low,
+            _num(spec, "cosine_high_cjk", where, -1.0, 1.0) if "cosine_high_cjk" in spec else high,
             _num(spec, "min_relevance", where, 0.0, 1.0),
         )
     if "default" not in out:

@@ -17,10 +17,12 @@ The rule, deliberately simple and explainable:
   the one sharing most words with it, ties to the most recent; the other open issues and
   promises of that issue's session go with it (a complaint and the agent's promise about it
   are one thread);
+* an agent saying it is done ("已为您取消", "Done, it now goes to …") settles the latest open
+  request of the same session (a complaint waits for the customer);
 * a later complaint or request sharing at least `reopen_min_overlap` words with a settled
   issue reopens it;
-* an agent's promise (commitment strength ≥ `promise_min_strength`) with a time expression
-  whose end has passed, not settled, is overdue.
+* an agent's promise (`state.units.promise`) with a time expression whose end has passed,
+  not settled, is overdue.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import yaml
 from schemas.errors import ConfigurationError
 from state.core.hotfile import HotFile
 from state.recall.lexical import tokenize
+from state.units.promise import deadline, is_promise
 
 DEFAULT_RESOLUTION = Path(__file__).resolve().parent / "resources" / "resolution.yaml"
 
@@ -43,10 +46,10 @@ DEFAULT_RESOLUTION = Path(__file__).resolve().parent / "resources" / "resolution
 @dataclass(frozen=True, slots=True)
 class ResolutionLexicon:
     confirmations: tuple[str, ...]
+    completions: tuple[str, ...]
     still_waiting: tuple[str, ...]
     status_questions: tuple[str, ...]
     issue_types: frozenset[str]
-    promise_min_strength: float
     reopen_min_overlap: int
 
 
@@ -59,6 +62,7 @@ class IssueView:
     overdue: bool
     reopened: bool
     settled_by: str | None
+    promise: bool = False
 
 
 def _phrases(doc: Mapping[str, Any], key: str) -> tuple[str, ...]:
@@ -89,18 +93,15 @@ def load_resolution(path: Path = DEFAULT_RESOLUTION) -> ResolutionLexicon:
     if not isinstance(types, list) or not types:
         raise ConfigurationError("resolution lexicon: issue_types must be a non-empty list")
     try:
-        strength = float(doc["promise_min_strength"])
         overlap = int(doc["reopen_min_overlap"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigurationError(
-            "resolution lexicon: promise_min_strength and reopen_min_overlap are required"
-        ) from exc
+        raise ConfigurationError("resolution lexicon: reopen_min_overlap (an integer) is required") from exc
     return ResolutionLexicon(
         confirmations=_phrases(doc, "confirmations"),
+        completions=_phrases(doc, "completions"),
         still_waiting=_phrases(doc, "still_waiting"),
         status_questions=_phrases(doc, "status_questions"),
         issue_types=frozenset(str(t) for t in types),
-        promise_min_strength=strength,
         reopen_min_overlap=overlap,
     )
 
@@ -152,17 +153,6 @@ def _is_issue(p: Mapping[str, Any], lexicon: ResolutionLexicon) -> bool:
     return str(p.get("unit_type")) in lexicon.issue_types or p.get("resolution_status") == "pending"
 
 
-def _is_promise(p: Mapping[str, Any], lexicon: ResolutionLexicon) -> bool:
-    return p.get("speaker_role") == "agent" and float(p.get("commitment_strength") or 0.0) >= (
-        lexicon.promise_min_strength
-    )
-
-
-def _deadline(p: Mapping[str, Any]) -> float | None:
-    ends = [_epoch(t["end"]) for t in p.get("times") or () if t.get("end")]
-    return max(ends) if ends else None
-
-
 @dataclass(slots=True)
 class _Open:
     mid: str
@@ -174,6 +164,7 @@ class _Open:
     resolved_at: float | None = None
     settled_by: str | None = None
     reopened: bool = False
+    request: bool = False
 
 
 def issue_views(
@@ -199,13 +190,19 @@ def issue_views(
         if role == "customer" and is_confirmation(text, lexicon):
             _settle(tracked, tokens, ts, ids[i])
             continue
+        if role == "agent" and any(c in text.lower() for c in lexicon.completions):
+            asked = [o for o in tracked if o.request and o.session == session and o.resolved_at is None]
+            if asked:
+                asked[-1].resolved_at, asked[-1].settled_by = ts, ids[i]
         if _is_issue(p, lexicon) and role != "agent":
             for item in tracked:
                 if item.resolved_at is not None and len(item.tokens & tokens) >= lexicon.reopen_min_overlap:
                     item.resolved_at, item.settled_by, item.reopened = None, None, True
-            tracked.append(_Open(ids[i], session, ts, tokens, promise=False, deadline=None))
-        elif _is_promise(p, lexicon):
-            tracked.append(_Open(ids[i], session, ts, tokens, promise=True, deadline=_deadline(p)))
+            request = str(p.get("unit_type")) == "action_request"
+            tracked.append(_Open(ids[i], session, ts, tokens, promise=False, deadline=None, request=request))
+        elif is_promise(p):
+            due = deadline(p)
+            tracked.append(_Open(ids[i], session, ts, tokens, promise=True, deadline=due.timestamp() if due else None))
     out: dict[str, IssueView] = {}
     for item in tracked:
         settled = item.resolved_at is not None
@@ -216,6 +213,7 @@ def issue_views(
             overdue=overdue,
             reopened=item.reopened,
             settled_by=item.settled_by,
+            promise=item.promise,
         )
     return out
 

@@ -10,6 +10,7 @@ validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded
               + overdue (an overdue promise, for "still not" questions)
               + open_issue (pending, for "how is it going / still not" questions)
               + promise (commitment strength, for "you promised / still not" questions)
+              + time_match (said in the period the question names: "上周五", "last Monday")
     css       = 0.40·emotion_match + 0.25·time_proximity + 0.20·severity
               + 0.15·resolution_gap + 0.10·commitment_strength
     final     = relevance × (1 + min(css_bound, alpha_base + alpha_cue·cue_intensity + class css_boost)·css),
@@ -27,7 +28,7 @@ scaled inside the pool (a pool of unrelated memories must not stretch its best o
 semantic is the cosine mapped through the embedder's calibrated range (cosines differ by
 model), lexical is BM25 as a share of the query's full match (IDF over the user's memories
 when the caller gives it, else over the pool). `absolute` (the larger of semantic, lexical,
-identifier) is what the abstain floor reads; see docs/recall.md.
+identifier, named period) is what the abstain floor reads; see docs/recall.md.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ B = npt.NDArray[np.bool_]
 _SEVERITY_CODES = {"high": 0, "medium": 1, "low": 2}
 _RESOLUTION_CODES = {"pending": 0, "resolved": 1, "none": 2}
 _VALIDITY_CODES = {"permanent": 0, "periodic": 1, "transient": 2}
+_PROMISE = 0.7  # the commitment strength of a promise the timeline found ("会…前" with a deadline)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -149,7 +151,12 @@ def candidate_batch(
         severity=np.array([_SEVERITY_CODES.get(str(p.get("severity")), 2) for p in payloads], dtype=np.int64),
         resolution=np.array([_RESOLUTION_CODES.get(st, 2) for st in status], dtype=np.int64),
         resolved_at=np.array(resolved, dtype=np.float64),
-        commitment=np.array([float(p.get("commitment_strength", 0.0)) for p in payloads]),
+        commitment=np.array(
+            [
+                max(float(p.get("commitment_strength", 0.0)), _PROMISE if m in issues and issues[m].promise else 0.0)
+                for m, p in zip(ids, payloads, strict=True)
+            ]
+        ),
         confidence=np.array([float(p.get("confidence_score", 0.75)) for p in payloads]),
         validity=np.array([_VALIDITY_CODES.get(str(v.get("validity_type")), 0) for v in validity], dtype=np.int64),
         effective_from=np.array([_epoch(v.get("effective_from")) for v in validity]),
@@ -186,6 +193,7 @@ class PoolScores:
     overdue: F
     open_issue: F
     promise: F
+    time_match: F
     relevance: F
     absolute: F
     css: F
@@ -254,6 +262,17 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
     return prev, nxt
 
 
+def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
+    """1 for a memory said inside one of the periods, exp(-days outside) near one, 0 without periods."""
+    if not ranges or ts.size == 0:
+        return np.zeros(ts.size)
+    best = np.zeros(ts.size)
+    for start, end in ranges:
+        outside = np.maximum(0.0, np.maximum(start - ts, ts - end)) / 86400.0
+        best = np.maximum(best, np.exp(-outside))
+    return np.where(np.isnan(best), 0.0, best)
+
+
 def confirmed_people(query: QueryAnalysis, batch: CandidateBatch, known_people: Sequence[str]) -> tuple[str, ...]:
     """Name candidates that are people: a speaker in the pool, or known to the caller."""
     speakers = set(batch.speakers)
@@ -272,11 +291,14 @@ def score_pool(
     still_waiting: bool = False,
     asks_status: bool = False,
     cosine_scale: tuple[float, float] = (0.0, 1.0),
+    time_ranges: Sequence[tuple[float, float]] = (),
 ) -> PoolScores:
     """Score every candidate in one pass; `factors` are verification multipliers (1 = untouched).
 
     `still_waiting`: the question asks about something not done yet (overdue promises count);
     `asks_status`: it asks how a matter stands (open issues and promises count);
+    `time_ranges`: the past periods the question names ("上周五", "last Monday"), epoch seconds:
+    memories said then count (`time_match`, 1 inside, decaying over a day outside);
     `cosine_scale`: the embedder's (low, high) cosine calibration: cosine `low` is semantic 0, `high` is 1.
     """
     n = len(batch)
@@ -304,7 +326,9 @@ def score_pool(
     topic = np.array([1.0 if tp in class_topics else 0.0 for tp in batch.topics]) if class_topics else np.zeros(n)
     overdue = batch.overdue if batch.overdue is not None and still_waiting else np.zeros(n)
     open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
+    time_match = _time_match(batch.ts, time_ranges)
     asks_promise = still_waiting or "promise" in query.cue_families
+    absolute = np.maximum.reduce([semantic, lexical, entity, time_match]) * content if n else np.zeros(0)
     promise = batch.commitment if asks_promise else np.zeros(n)
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
@@ -312,10 +336,16 @@ def score_pool(
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content
-        + (rw.topic * topic + rw.overdue * overdue + rw.open_issue * open_issue + rw.promise * promise)
+        + (
+            rw.topic * topic
+            + rw.overdue * overdue
+            + rw.open_issue * open_issue
+            + rw.promise * promise
+            + rw.time_match * time_match
+        )
         * (in_context > 0)
     )
-    absolute = np.maximum.reduce([semantic, lexical, entity]) * content if n else np.zeros(0)
+
 
     qe = query.emotion
     norms = np.linalg.norm(batch.emotion, axis=1) * float(np.linalg.norm(qe))
@@ -361,6 +391,7 @@ def score_pool(
         overdue=overdue,
         open_issue=open_issue,
         promise=promise,
+        time_match=time_match,
         relevance=relevance,
         absolute=absolute,
         css=css,

@@ -191,5 +191,8 @@ def _unit(
         times=tuple(t for t in turn.times if t.span[0] < end and t.span[1] > start),
         topic=topic,
         severity=severity,
-        resolution_status="pending" if kind in ("complaint", "action_request") else "none",
+        # What an agent asks of the customer ("please reset your password") is not an open issue.
+        resolution_status="pending"
+        if kind in ("complaint", "action_request") and ev.speaker_role != "agent"
+        else "none",
     )

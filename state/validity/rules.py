@@ -23,6 +23,7 @@ from schemas.memory import MemoryUnit, TimeExpression, Validity, ValidityType
 from state.core.datafiles import data_loader, packaged
 from state.core.hotfile import HotFile
 from state.task.cues import CueSet
+from state.units.promise import is_promise
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -302,6 +303,12 @@ class ValidityData:
         )
 
     def tag(self, unit: MemoryUnit) -> MemoryUnit:
-        """The unit with its validity assigned from its own text and times."""
+        """The unit with its validity assigned from its own text and times.
+
+        An agent's promise keeps its deadline as a time, not as an end of validity: "明天中午前重新送到"
+        does not stop being true at noon, it becomes overdue (recall reads the deadline from `times`).
+        """
         validity = assign_validity(unit.text, unit.times, unit.ts, self.lexicon.get(), self.calendar.get())
+        if validity.effective_to is not None and validity.validity_type != "periodic" and is_promise(unit.model_dump()):
+            validity = validity.model_copy(update={"effective_to": None, "validity_type": "permanent"})
         return unit.model_copy(update={"validity": validity})
