@@ -287,6 +287,9 @@ def valid_at(validity: Validity, at: datetime, timezone: str, calendar: Promotio
     return True
 
 
+_ASKING = frozenset({"question", "complaint", "action_request", "clarification"})
+
+
 class ValidityData:
     """The validity lexicon and promotion calendar, hot-reloaded (shipped files by default)."""
 
@@ -307,8 +310,13 @@ class ValidityData:
 
         An agent's promise keeps its deadline as a time, not as an end of validity: "明天中午前重新送到"
         does not stop being true at noon, it becomes overdue (recall reads the deadline from `times`).
+        A question, complaint or request is not a volatile fact: "现在能到账了吗" does not expire
+        with "现在" the way "东莞仓目前停电" does.
         """
         validity = assign_validity(unit.text, unit.times, unit.ts, self.lexicon.get(), self.calendar.get())
-        if validity.effective_to is not None and validity.validity_type != "periodic" and is_promise(unit.model_dump()):
+        if validity.effective_to is None or validity.validity_type == "periodic":
+            return unit.model_copy(update={"validity": validity})
+        asked = validity.validity_type == "transient" and unit.unit_type in _ASKING
+        if asked or is_promise(unit.model_dump()):
             validity = validity.model_copy(update={"effective_to": None, "validity_type": "permanent"})
         return unit.model_copy(update={"validity": validity})
