@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export OMP_NUM_THREADS := 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup e2e-setup demo test test-unit test-vllm eval lint bench services-up services-down clean
+.PHONY: setup e2e-setup demo test test-unit test-vllm eval layers lint bench services-up services-down clean
 
 setup: $(STAMP)
 
@@ -38,14 +38,14 @@ demo: setup
 e2e-setup:
 	bash infra/e2e_setup.sh
 
-test: setup e2e-setup
+test: setup e2e-setup layers
 	infra/services.sh up
 	set +e; \
 	RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS=127.0.0.1:$${RECALLFLOW_KAFKA_PORT:-19092} \
 	  $(BIN)/python -m pytest -p no:cacheprovider -q; rc=$$?; \
 	infra/services.sh down; exit $$rc
 
-test-unit: setup
+test-unit: setup layers
 	$(BIN)/python -m pytest -p no:cacheprovider -q -m "not integration and not browser"
 
 # The quality gate: LoCoMo dev recall, the end-to-end recall scenarios, time, coreference and
@@ -69,7 +69,11 @@ bench: setup
 	  $(BIN)/python -m benchmarks.run_all $(BENCH_ARGS); rc=$$?; \
 	infra/services.sh down; exit $$rc
 
-lint: setup
+# The import contracts in pyproject.toml ([tool.importlinter]): fails on an upward import.
+layers: setup
+	$(BIN)/lint-imports
+
+lint: setup layers
 	$(BIN)/ruff check schemas state operators sinks flows tests
 	$(BIN)/mypy schemas state operators sinks flows
 

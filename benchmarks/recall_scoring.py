@@ -1,4 +1,4 @@
-"""Scoring 200 candidates in one vectorised pass (SPEC §5.8 / seeds §5.3: "200 cues per request").
+"""Scoring 200 candidates in one vectorised pass (docs/design.md#recall: a request scores a pool of ~200 cues).
 
     python -m benchmarks.recall_scoring [--candidates 200] [--repeats 300]
 

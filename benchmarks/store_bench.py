@@ -1,6 +1,7 @@
 """Store benchmark: upsert throughput and filtered recall latency, qdrant-edge vs qdrant-client local.
 
-Why: SPEC §7 asks for recall p95 <= 30 ms at 100,000 memories, and names qdrant-client's
+Why: the performance budget (docs/design.md#performance-budget) asks for recall p95 <= 30 ms at
+100,000 memories, and a plain vector memory's reference figure was taken on qdrant-client's
 local mode (about 170 ms at 6,000) as the baseline to beat; this script measures both
 embedded backends through the same `MemoryStore` adapters the flow uses, in one run.
 

@@ -1,4 +1,4 @@
-"""What tagging + entropy windows add to the per-turn CPU cost of embedding (SPEC §7, issue 9).
+"""What tagging + entropy windows add to the per-turn CPU cost of embedding (docs/design.md#performance-budget).
 
     python -m benchmarks.tagging_cost                          # the project's own example turns
     python -m benchmarks.tagging_cost --data ../shared/data/dev --turns 400

@@ -1,4 +1,4 @@
-"""Benchmark: matching a turn against a 5,000-term whitelist (SPEC §5.3: well under 1 ms a turn).
+"""Benchmark: matching a turn against a 5,000-term whitelist (docs/design.md#terms: well under 1 ms a turn).
 
     python -m benchmarks.terms [--terms 5000] [--rounds 200]
 

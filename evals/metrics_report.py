@@ -1,4 +1,4 @@
-"""Replay dev dialogue sets through the flow and report their windowed metrics (SPEC §5.10).
+"""Replay dev dialogue sets through the flow and report their windowed metrics (docs/design.md#metrics).
 
     python -m evals.metrics_report [--sets crosswoz dailydialog] [--limit N] [--out docs/metrics-dev.png]
 

@@ -1,4 +1,4 @@
-"""Measure the tagger on the dev sets: intent macro-F1 and stress AUROC (SPEC §5.4).
+"""Measure the tagger on the dev sets: intent macro-F1 and stress AUROC (docs/design.md#tagging).
 
     python -m evals.tagger --data ../shared/data/dev            # the shipped default
     python -m evals.tagger --data DIR --kfold                    # + k-fold heads as upper reference

@@ -70,7 +70,7 @@ def _coref_end_marker(event: InputEvent) -> CorefSessionEnd | None:
     return CorefSessionEnd(event.ts) if isinstance(event, SessionEnd) else None
 
 
-def _issue3_lexicons(settings: Settings) -> tuple[HotFile[CorefLexicon], HotFile[TermLexicon]]:
+def _filter_lexicons(settings: Settings) -> tuple[HotFile[CorefLexicon], HotFile[TermLexicon]]:
     """The coreference lexicon/dictionary and the term/authority lists, read once here, hot-reloaded after."""
     coref = load_coref_lexicon(
         settings.coref.lexicon_path or DEFAULT_LEXICON,
@@ -160,8 +160,8 @@ def build_flow(
     keyed = op.key_on("key_session", ingress.events, lambda ev: ev.session_id)
     turns = normalise("normalise", keyed, NormaliseConfig(timezone=settings.time.timezone))
 
-    # -- the three filters, in this fixed order: coreference → terms/authority (issue 3) --
-    coref_lexicon, term_lexicon = _issue3_lexicons(settings)
+    # -- the three filters, in this fixed order (docs/design.md#principles): coreference → terms/authority --
+    coref_lexicon, term_lexicon = _filter_lexicons(settings)
     session_ends = op.filter_map_value("coref_session_ends", keyed, _coref_end_marker)
     turns = resolve_coreference(
         "coref",
@@ -185,11 +185,11 @@ def build_flow(
         lexicon=term_lexicon.get,
     )
 
-    # -- → intent & emotion tagging → entropy windows and unit cut (issue 9) --
+    # -- → intent & emotion tagging → entropy windows and unit cut --
     # (returns the store embedder behind the cache the tagger's head shares, used by `embed` below)
     turns, embedder = write_filters_ii(settings, turns, keyed, embedder=embedder, clock=clock)
 
-    # -- → task state machine, goal anchoring, temporal validity (issue 4) --
+    # -- → task state machine, goal anchoring, temporal validity --
     controls = op.filter_map_value("session_controls", keyed, _session_end)
     tasks = track_tasks(
         "task",
@@ -215,14 +215,14 @@ def build_flow(
     units = op.key_rm(
         "units_unkeyed", attach_context("context", assemble_units("units", turns), ContextConfig(), clock=clock)
     )
-    units = tag_validity("validity", units, data=validity)  # issue 4: every unit gets its temporal validity
+    units = tag_validity("validity", units, data=validity)  # every unit gets its temporal validity
     for i, unit_sink in enumerate(outputs.memory_units):
         op.output(f"memory_unit_out_{i}", units, unit_sink)
     embedded = embed_units("embed", units, EmbedConfig(batch_size=settings.embedder.batch_size), embedder=embedder)
     for i, point_sink in enumerate(outputs.memory_points):
         op.output(f"memory_out_{i}", embedded, point_sink)
 
-    # -- recall trigger on user turns → RecallResult → ResponseRequest (issue 5) --
+    # -- recall trigger on user turns → RecallResult → ResponseRequest --
     if recall is not None and settings.recall.enabled:
         trigger = TriggerConfig(
             context_turns=settings.recall.context_turns, trigger_roles=settings.recall.trigger_roles
@@ -252,7 +252,7 @@ def build_flow(
     for i, response_sink in enumerate(outputs.response_requests):
         op.output(f"response_request_out_{i}", responder_items, response_sink)
 
-    # -- windowed metrics (issue 7) --
+    # -- windowed metrics --
     # Add your stage's output stream (records or ready-made `Decision`s) to `metric_taps`;
     # state/metrics/decisions.py turns known record types into decisions (register_extractor).
     metric_taps: list[Stream[Any]] = [dead, ingress.events, units, archived]
@@ -285,7 +285,7 @@ def build_flow(
     return flow
 
 
-# -- issue 7: ids of a turn at each latency mark (the first unit of a turn stands for it) --
+# -- ids of a turn at each latency mark (the first unit of a turn stands for it) --
 
 
 def _event_ids(event: InputEvent) -> tuple[str, str, datetime] | None:

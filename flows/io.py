@@ -100,11 +100,11 @@ class OutputSpec:
     # ResponseRequests and UserCorrections, per session in order (the responder dispatches on `kind`)
     response_requests: list[Sink[ResponderItem]] = field(default_factory=list)
     metrics: list[Sink[WindowMetrics]] = field(default_factory=list)
-    # issue 8: per-turn `latency_ms.<stage>` decisions before windowing (benchmarks read exact quantiles)
+    # per-turn `latency_ms.<stage>` decisions before windowing (benchmarks read exact quantiles)
     stage_latencies: list[Sink[Decision]] = field(default_factory=list)
 
 
-# -- issue 7: replay from a Kafka topic (offset or time), paced replay --
+# -- replay from a Kafka topic (offset or time), paced replay --
 
 
 def _transport_dead_letter(err: TransportError, clock: Callable[[], datetime]) -> DeadLetter:

@@ -1,4 +1,4 @@
-"""The recall service: three tiers in, at most three explained cues out.
+"""The recall service: three tiers in, at most three explained cues out (docs/recall.md).
 
     context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
                  \\                           |                            /

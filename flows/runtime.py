@@ -290,7 +290,7 @@ def recall_service_for(
     )
 
 
-# -- issue 7: recovery and execution (workers, processes, snapshots) --
+# -- recovery and execution (workers, processes, snapshots) --
 
 
 def recovery_partitions(directory: Path) -> list[Path]:

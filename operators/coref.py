@@ -1,4 +1,4 @@
-"""Coreference with dynamic windows (SPEC §5.2): a keyed stateful operator over `state.coref.resolver`.
+"""Coreference with dynamic windows (docs/design.md#coreference): a keyed stateful operator over `state.coref.resolver`.
 
 Input: keyed `Turn | CorefSessionEnd` (the session's turns, and a marker when it ends). Output:
 keyed `Turn` with `coref` filled (anchors in text order). State: `CorefState` per session id —

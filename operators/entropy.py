@@ -1,4 +1,4 @@
-"""Entropy windows and the unit cut (SPEC §5.5), with a one-segment lookahead across turns.
+"""Entropy windows and the unit cut (docs/design.md#entropy), with a one-segment lookahead across turns.
 
 Input: keyed tagged `Turn` or `SessionClosed`. Output: keyed `Turn` with `segment_entropy` and
 `unit_cut` filled (memory units are assembled from it downstream). State: `EntropyState` per

@@ -1,4 +1,4 @@
-"""Intent and emotion tagging (SPEC §5.4).
+"""Intent and emotion tagging (docs/design.md#tagging).
 
 Input: keyed `Turn` (normalised, after coreference/terms) or `SessionClosed`. Output: keyed `Turn`
 with `segments`, `tags`, `turn_intent`, `turn_intent_label` filled; `SessionClosed` is forwarded.

@@ -1,4 +1,6 @@
-"""Task state machine: task ids, stages, intent chain, entities, goal anchoring, timeout (SPEC §5.6).
+"""Task state machine: task ids, stages, intent chain, entities, goal anchoring, timeout.
+
+Why and with which numbers: docs/design.md#task-state-machine.
 
 Input: keyed `Turn` (after tagging) merged with keyed `SessionEnd` control events. Output:
 keyed `Turn` (with `task_id` and `task` set), `SessionState` (after every item; to the state

@@ -1,4 +1,4 @@
-"""Term whitelist and authority lexicon (SPEC §5.3): per-sentence notes on each turn.
+"""Term whitelist and authority lexicon (docs/design.md#terms): per-sentence notes on each turn.
 
 Input: keyed `Turn`. Output: keyed `Turn` with `terms`, `sentence_notes` (one per sentence:
 terms, the short-sentence entropy shortcut, authority) and `priority_flag`. State: none. Key:
@@ -28,7 +28,7 @@ def annotate_terms(turn: Turn, lexicon: TermLexicon, config: TermsConfig) -> Tur
         terms=terms,
         sentence_notes=notes,
         priority_flag=any(n.priority_flag for n in notes),
-        # The entropy cut (issue 9) reads these two, aligned with `sentences`.
+        # The entropy cut reads these two, aligned with `sentences`.
         sentence_priority=tuple(n.no_merge for n in notes),
         sentence_entropy_override=tuple(n.fixed_entropy for n in notes),
     )

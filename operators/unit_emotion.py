@@ -1,4 +1,4 @@
-"""Emotion of each memory unit (SPEC §5.4), after the entropy cut: lexicon, head, and carry.
+"""Emotion of each memory unit (docs/design.md#tagging), after the entropy cut: lexicon, head, and carry.
 
 Input: keyed `Turn` with its unit cut, or `SessionClosed`. Output: the same turn with
 `unit_emotion` filled (the lexicon's emotion of each unit mixed with the head's, read from the

@@ -1,8 +1,8 @@
-"""Temporal validity tagging (SPEC §5.7).
+"""Temporal validity tagging (docs/design.md#validity).
 
 Input: `MemoryUnit`. Output: the same unit with `validity` (type, effective window, cycle
 pattern, last verified) assigned from its own text and normalised times. State: none. The
-lexicon and promotion calendar are hot-reloaded data (`state/resources/`).
+lexicon and promotion calendar are hot-reloaded data (`state/validity/resources/`).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ CorefKind = Literal["entity", "anaphor", "weak", "zero", "contrast"]
 
 
 class CorefAnchor(Record):
-    """A structured coreference anchor (SPEC §5.2): the guess made explicit and traceable.
+    """A structured coreference anchor (docs/design.md#coreference): the guess made explicit and traceable.
 
     `kind`: an `entity` named in the unit itself (its own anchor), an `anaphor` (这家餐馆, it),
     a `weak` reference bound by a descriptor (那个蓝色的盒子, the blue one), or a `zero` anaphor (a
@@ -142,7 +142,7 @@ class MemoryUnit(Record):
     severity: Severity = "low"
     resolution_status: ResolutionStatus = "none"
     resolved_at: datetime | None = None
-    # Set when a user's explicit statement replaced this memory (reflection, SPEC §5.9): the id of
+    # Set when a user's explicit statement replaced this memory (reflection, docs/design.md#responder): the id of
     # the memory that holds the user's statement. A superseded memory also gets
     # validity.effective_to = the correction time, so valid_at filters drop it from recall.
     superseded_by: str | None = None

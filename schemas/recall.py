@@ -62,7 +62,7 @@ class Cue(Record):
     components: ScoreComponents
     explanation: str
     is_fallback: bool = False
-    # Optional context for the responder (issue 6): when the memory was said, by whom, and its
+    # Optional context for the responder: when the memory was said, by whom, and its
     # emotion load; low certainty with high urgency lowers the promise strength of the reply.
     ts: datetime | None = None
     speaker_role: SpeakerRole | None = None

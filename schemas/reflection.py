@@ -1,8 +1,9 @@
-"""Reflection (SPEC §5.9): a user's correction of the previous answer, as structured records.
+"""Reflection (docs/design.md#responder): a user's correction of the previous answer, as structured records.
 
 * `ReflectionRecord` — what went wrong, from a small template set (`error_pattern`), where the
   right answer came from (`correct_answer_source`) and what to change (`fix_strategy`). Rule
-  templates only: a model never writes a reflection (seven-decision-points §5.2, tip 3).
+  templates only: a model never writes a reflection (it would be as unreliable as the answer it
+  corrects).
 * `SupersedeRequest` — the typed request the responder emits so that the user's statement
   replaces the wrong memory; `sinks.store.supersede.SupersedeExecutor` executes it against the
   memory store (the responder itself never writes the store).

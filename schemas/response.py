@@ -55,7 +55,7 @@ class Calculation(Record):
 
 
 class ResponseDecisions(Record):
-    """The rule-table decisions (seven-decision-points §3.3-3.6), written on every response."""
+    """The rule-table decisions (docs/design.md#responder), written on every response."""
 
     route: Route
     route_reason: str

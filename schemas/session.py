@@ -1,6 +1,6 @@
 """SessionState: the per-session task state as mirrored to Redis (`task_state:{session_id}`).
 
-Also the records the task state machine (SPEC §5.6) emits or attaches: critical entities,
+Also the records the task state machine (docs/design.md#task-state-machine) emits or attaches: critical entities,
 commitments made inside a task, the goal-anchoring decision of a turn, the per-turn task
 annotation, summaries of recently archived tasks and the archived-task record itself.
 """
@@ -51,7 +51,7 @@ class TaskCommitment(Record):
 
 
 class GoalAnchor(Record):
-    """How a customer turn relates to the task's goal (SPEC §5.6 goal anchoring).
+    """How a customer turn relates to the task's goal (goal anchoring, docs/design.md#task-state-machine).
 
     `similarity` is the cosine of the turn to the goal under `embedder`; `thresholds` are the
     (continue, clarify) cut-offs used for that embedder. `clarify` carries a suggested question.
@@ -109,7 +109,7 @@ class SessionState(Record):
     timeout_at: datetime | None = None
     mention_window: tuple[str, ...] = ()
     neighbour_sentences: tuple[str, ...] = ()
-    # -- task state machine (SPEC §5.6) --
+    # -- task state machine (docs/design.md#task-state-machine) --
     task_seq: int = Field(default=0, ge=0, description="tasks started in this session; part of the task id")
     task_started_at: datetime | None = None
     commitments: tuple[TaskCommitment, ...] = ()

@@ -1,6 +1,6 @@
 """The health of each decision point over the last windows, for the inspector's panel.
 
-Input: either the flow's own `WindowMetrics` (the metrics sink of issue 7 writes them to a JSONL
+Input: either the flow's own `WindowMetrics` (the flow's metrics sink writes them to a JSONL
 file; preferred when present) or the tenant's stored records: memory unit payloads, task states,
 recall results. Output: `HealthPanel`, one row per decision point listed in
 `resources/health_points.yaml` (labels and alert rules are data, hot-reloaded), one value per

@@ -234,7 +234,7 @@ class SessionRecords:
 
 
 class MetricsLog:
-    """The flow's WindowMetrics (issue 7's metrics sink writes them), newest last."""
+    """The flow's WindowMetrics (the flow's metrics sink writes them), newest last."""
 
     def __init__(self, path: Path | None, interval_s: float = 1.0) -> None:
         self.path = path

@@ -1,4 +1,4 @@
-"""Verifiers for transient facts (SPEC §5.8): "is the Dongguan warehouse still under maintenance?"
+"""Verifiers for transient facts (docs/design.md#recall): "is the Dongguan warehouse still under maintenance?"
 
 One verifier per fact kind (a memory's `topic`, e.g. `warehouse_status`, `stock`), kept in a
 `VerifierRegistry`. `HttpVerifier` POSTs `{"kind", "subject", "text", "memory_id"}` to its URL

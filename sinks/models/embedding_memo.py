@@ -2,7 +2,7 @@
 
 Why: in the flow a customer turn is embedded as a *query* twice — by goal anchoring (the
 task state machine) and by the recall trigger (its question, which is the turn's text when it
-names no person) — and the embedder is the write path's floor (SPEC §7). The vectors are
+names no person) — and the embedder is the write path's floor (docs/design.md#performance-budget). The vectors are
 identical (same model, same mode, same text), so the second call is served from here.
 
 Input: `passage(texts)` / `query(texts)` as the `Embedder` protocol. Output: the same rows

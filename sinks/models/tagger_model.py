@@ -1,4 +1,4 @@
-"""Trainable dual-head tagger models (SPEC §5.4): intent (6 classes) and emotion load (4 dims).
+"""Trainable dual-head tagger models (docs/design.md#tagging): intent (6 classes) and emotion load (4 dims).
 
 Two kinds, both behind `state.tagging.tagger.IntentHead`:
 * `EmbeddingHead` (default): small heads (one hidden layer, then an intent softmax and an emotion

@@ -1,4 +1,4 @@
-"""The responder (SPEC §5.9): ResponseRequest → AgentResponse, asynchronously and never blocking.
+"""The responder (docs/design.md#responder): ResponseRequest → AgentResponse, asynchronously and never blocking.
 
 Input: `ResponderItem`s (in-process in embedded mode, from the response-request topic in run
 mode): a `ResponseRequest` to answer, or a `UserCorrection` control event to reflect on;

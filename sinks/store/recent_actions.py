@@ -1,4 +1,4 @@
-"""The recent-actions tier (seven-decision-points §3.2): a user's last 7 days of actions.
+"""The recent-actions tier (docs/design.md#recall): a user's last 7 days of actions.
 
 Redis layout per (tenant, user): a sorted set `recent_actions:{tenant}:{user}` of memory ids
 scored by event time, and a hash `recent_units:{tenant}:{user}` from memory id to the unit's

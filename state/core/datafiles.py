@@ -1,6 +1,6 @@
 """Reading data files: where the shipped ones live, and loaders that turn files into values.
 
-Lexicons, tables and calendars are data files (STYLE: data, not literals). `packaged(name)` is
+Lexicons, tables and calendars are data files (data, not literals scattered through code). `packaged(name)` is
 the path of one shipped in a capability package's `resources/` folder; `read_data(path)` parses YAML or JSON. The two
 loader adapters turn a parse function into the loader a `state.core.hotfile.HotFile` calls with its
 paths: `data_loader(parse)` for one YAML/JSON file, `text_loader(parse)` for one or more text

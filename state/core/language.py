@@ -1,4 +1,4 @@
-"""Language-mix detection and sentence splitting (SPEC §5.1).
+"""Language-mix detection and sentence splitting (docs/design.md#time).
 
 Pure functions: a turn is classified by its share of CJK vs Latin letters; sentences are cut
 at Chinese and Latin sentence punctuation and, for ASR turns, at pauses of at least

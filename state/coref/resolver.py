@@ -1,4 +1,4 @@
-"""Coreference with dynamic windows (SPEC §5.2): per-session mention window and its pure transition.
+"""Coreference with dynamic windows (docs/design.md#coreference): per-session mention window and its pure transition.
 
 State: `CorefState` per session — the last mentions of entities (at most `max_window`, 80),
 the type the conversation is about (`focus`), the last event time, and the end of the session

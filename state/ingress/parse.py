@@ -1,4 +1,4 @@
-"""Parse and validate raw input records (SPEC §6 bad-input rule), as pure functions.
+"""Parse and validate raw input records, as pure functions (docs/design.md#ingress).
 
 Input: raw bytes with where they came from. Output: a validated `InputEvent` or an
 `InputError` subclass describing exactly what is wrong. The caller (operators/ingress.py)

@@ -1,4 +1,4 @@
-"""Windowed metrics over decision records (SPEC §5.10), as pure functions.
+"""Windowed metrics over decision records (docs/design.md#metrics), as pure functions.
 
 Input: `Decision` records — one observation at one decision point, stamped with the event
 time of the turn it belongs to (`value` 1/0 for a rate, an amount for a count, a measure

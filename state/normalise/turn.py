@@ -1,4 +1,4 @@
-"""A conversation turn as it moves through the write path, and its normalisation (SPEC §5.1).
+"""A conversation turn as it moves through the write path, and its normalisation (docs/design.md#time).
 
 `Turn` is the slotted record passed between write-path operators; each operator fills its
 own fields with `dataclasses.replace` and leaves the rest alone.
@@ -26,14 +26,14 @@ class Turn:
     times: tuple[TimeExpression, ...]
     task_id: str | None = None
 
-    # -- write-time filters I (coreference, terms, authority): fields owned by issue 3 --
+    # -- write-time filters I (coreference, terms, authority): fields written by coref and terms --
     coref: tuple[CorefAnchor, ...] = ()  # anchors of the whole turn, in text order
     terms: tuple[str, ...] = ()  # whitelisted terms of the turn, first occurrence order
     sentence_notes: tuple[SentenceNote, ...] = ()  # one per sentence: terms, entropy shortcut, authority
     priority_flag: bool = False  # any sentence holds an authority word
 
-    # -- write-time filters II (intent/emotion tags, entropy): fields owned by issue 9 --
-    # Read by the entropy cut, written upstream by the term/authority filter (issue 3); aligned
+    # -- write-time filters II (intent/emotion tags, entropy): fields written by tagging and entropy --
+    # Read by the entropy cut, written upstream by the term/authority filter; aligned
     # with `sentences`, missing entries mean the defaults (no priority, no override):
     #   sentence_priority[i]          authority sentence: priority_flag, entropy >= 0.5, never merged
     #   sentence_entropy_override[i]  e.g. 0.1 for a short sentence holding a whitelisted term (skips entropy)
@@ -48,7 +48,7 @@ class Turn:
     unit_cut: tuple[UnitSpan, ...] = ()  # the memory units: atomic segments and merged low-entropy runs
     unit_emotion: tuple[tuple[float, float, float, float], ...] = ()  # per unit, lexicon + head (stress … cooperation)
 
-    # -- task state machine and validity: fields owned by issue 4 --
+    # -- task state machine and validity: fields written by the task state machine --
     # The task state machine's verdict on this turn (stage, transition, goal anchor with a
     # clarification question, entities it named or referred to, commitments it looked back at).
     # `task_id` above is set to the task the turn belongs to.

@@ -1,4 +1,4 @@
-"""Arbitration between sources (seven-decision-points §4.1): user > fresh verifier > memory.
+"""Arbitration between sources (docs/design.md#arbitration): user > fresh verifier > memory.
 
 Input: the candidate pool, the verification outcome of each transient candidate, and the
 user's explicit statements in the immediate context. Output: one score factor per candidate

@@ -1,4 +1,4 @@
-"""The causal cue activator: validity filtering and one vectorised scoring pass.
+"""The causal cue activator (docs/recall.md): validity filtering and one vectorised scoring pass.
 
 Input: a `CandidateBatch` (the memories recall fetched, as arrays) and a `QueryAnalysis`.
 Output: `PoolScores`, one array per score component plus the eligibility mask and the

@@ -1,4 +1,4 @@
-"""The tool guard in front of every verifier (SPEC §5.8, seven-decision-points §3.4).
+"""The tool guard in front of every verifier (docs/design.md#verification).
 
 Input: "may I call tool T for user U now?" and, afterwards, how the call went. Output: an
 `Admission` (call, or serve the fallback and why) and the tool's health. State: one

@@ -1,4 +1,4 @@
-"""The calculator route (SPEC §5.9, seven-decision-points §3.5): numeric questions are computed,
+"""The calculator route (docs/design.md#responder): numeric questions are computed,
 never left to the language model.
 
 Input: the question text and the calculator table. Output: a `Calculation` (what was computed

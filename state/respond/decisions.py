@@ -1,4 +1,4 @@
-"""The response decision tables (SPEC §5.9, seven-decision-points §3.3-3.6), as pure rules.
+"""The response decision tables (docs/design.md#responder), as pure rules.
 
 Input: a `ResponseRequest`, the decision tables and the incident switches. Output:
 `ResponseDecisions` — the route (calculator / LLM / template), the planning depth from the
@@ -34,7 +34,7 @@ PromiseSwitch = Literal["auto", "firm", "neutral", "hedged"]
 
 @dataclass(frozen=True, slots=True)
 class DecisionSwitches:
-    """Incident switches (SPEC §6): "auto" follows the tables, anything else forces the decision.
+    """Incident switches (docs/design.md#principles): "auto" follows the tables, anything else forces the decision.
 
     `llm_enabled=False` turns every LLM route into the cue-grounded template (an endpoint
     incident); `channel` forces one delivery channel.

@@ -1,4 +1,4 @@
-"""The cue-grounded fallback answer (SPEC §5.9): what the responder says when the model cannot.
+"""The cue-grounded fallback answer (docs/design.md#responder): what the responder says when the model cannot.
 
 Input: the request's cues (already distilled to facts), the decisions (promise strength) and
 the wording table. Output: a reply that states only what the cues say — every fact in it is a

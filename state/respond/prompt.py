@@ -8,7 +8,8 @@ Memory text is untrusted: a stored turn may say "ignore previous instructions". 
 goes only into the user message, inside one `<memory_data>` block, each fact JSON-encoded
 (quotes and newlines escaped) with angle brackets turned into full-width ones so no fact can
 close the block or open a fake one; the system message states that the block is data. Each
-fact is distilled to about `fact_tokens` tokens (the seed's 50-token cue distillation).
+fact is distilled to about `fact_tokens` tokens (50: three cues and the task state then fit a small
+model's prompt).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reflection on a user's correction (SPEC §5.9, seven-decision-points §3.7 and §5.2 tip 3).
+"""Reflection on a user's correction (docs/design.md#responder).
 
 Input: the session's previous answer (`PreviousAnswer`), the user's turn (text, event id, ts)
 and the reflection table. Output: a `ReflectionRecord` and, when a wrong memory can be named,

@@ -1,4 +1,4 @@
-"""The tagging lexicon as data: load, validate, compile, hot-reload (SPEC §5.4, §6).
+"""The tagging lexicon as data: load, validate, compile, hot-reload (docs/design.md#tagging).
 
 Input: `state/tagging/resources/tagging.yaml` (or a path from settings). Output: a compiled,
 immutable `TagLexicon`. `lexicon_file()` follows the file's edits (state/core/hotfile.py): a

@@ -1,4 +1,4 @@
-"""Intent and emotion tagging, role-aware (SPEC §5.4): pure functions over one turn.
+"""Intent and emotion tagging, role-aware (docs/design.md#tagging): pure functions over one turn.
 
 Two heads per clause segment: intent over 6 classes with probabilities, and the emotion load
 (stress, certainty, urgency, cooperation) in 0–1. The default scorer is the lexicon

@@ -1,4 +1,4 @@
-"""Goal anchoring (SPEC §5.6, seven-decision-points 3.1): is this turn still about the goal?
+"""Goal anchoring (docs/design.md#task-state-machine): is this turn still about the goal?
 
 cosine(turn, goal) ≥ `continue_at` → continue; ≥ `clarify_at` → ask to clarify; below →
 drift. The cut-offs depend on the embedding model (`state/task/resources/anchor_thresholds.yaml`,

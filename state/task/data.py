@@ -2,7 +2,7 @@
 
 `TaskData.resources()` returns the current `TaskResources`: transition table, cue lexicon,
 entity patterns and the anchoring thresholds of the injected embedder (settings may override
-them). Files default to the ones shipped in `state/resources/`.
+them). Files default to the ones shipped in `state/task/resources/`.
 """
 
 from __future__ import annotations

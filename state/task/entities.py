@@ -1,4 +1,4 @@
-"""Progressive entity extraction for the task state (SPEC §5.6, seeds 3.1).
+"""Progressive entity extraction for the task state (docs/design.md#task-state-machine).
 
 Strong identifiers first (order ids, phone numbers, tracking numbers, amounts, SKUs, e-mails),
 then names (a run of text ending in a head word: 讲礼驴肉馆, 北京天伦王朝酒店, Hilton Garden Inn),

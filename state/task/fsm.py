@@ -1,4 +1,4 @@
-"""The task state machine (SPEC §5.6) as a pure transition function.
+"""The task state machine (docs/design.md#task-state-machine) as a pure transition function.
 
     step(state, item, res, cfg) -> (state, outputs)      item: Turn | SessionEnd
     expire(state, until, res, cfg) -> (state, outputs)   event time advanced to `until` (None = ∞)
@@ -8,7 +8,7 @@ goal text/vector, timeout, recently archived tasks). Outputs: the annotated `Tur
 `SessionState` (for the mirror), and `ArchivedTask` records.
 
 Transitions come from the declarative table (`state/task/table.py`); goal anchoring decides
-between continue, clarify and drift where the table alone cannot:
+between continue, clarify and drift where the table alone cannot (`state/task/decide.py`):
 
     table says \\ cosine band   continue            clarify             drift
     stay / deepen               apply               apply               clarify
@@ -24,75 +24,30 @@ archived by the next item of its session or by `expire` (timer or end of input).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import datetime
 
 from schemas.events import ConversationEvent, SessionEnd
-from schemas.memory import IntentScores
 from schemas.session import (
     ArchivedTask,
     CriticalEntity,
-    GoalAnchor,
     SessionState,
     TaskAnnotation,
     TaskCommitment,
-    TransitionMode,
 )
 from state.normalise.turn import Turn
-from state.task.anchoring import Thresholds, cosine
+from state.task.config import TaskConfig, TaskResources, Vector
 from state.task.cues import Cues
-from state.task.entities import EntityConfig, extract_turn_entities
+from state.task.decide import Decision, decide_customer, intent_of
+from state.task.entities import extract_turn_entities
 from state.task.memory import ArchiveReason, archive, find_commitments, merge_entities, task_id_for
-from state.task.table import IDLE, Rule, TaskTable
+from state.task.table import IDLE
 
-Vector = tuple[float, ...]
+# TaskConfig, TaskResources and Vector live in state/task/config.py; they are re-exported here
+# because this module is the state machine's public face.
+__all__ = ["Output", "TaskConfig", "TaskResources", "Vector", "expire", "is_idle", "step"]
+
 Output = Turn | SessionState | ArchivedTask
-
-
-@dataclass(frozen=True)
-class TaskConfig:
-    timeout: timedelta = timedelta(minutes=15)
-    shortcut_confidence: float = 0.85
-    max_entities: int = 64
-    max_commitments: int = 16
-    keep_previous_tasks: int = 3
-    clarify_margin: float = 0.02
-
-
-@dataclass(frozen=True)
-class TaskResources:
-    """The data the transition reads (hot-reloaded by the operator) and the turn embedder."""
-
-    table: TaskTable
-    cues: Cues
-    entities: EntityConfig
-    thresholds: Thresholds
-    embedder_name: str
-    embed: Callable[[str], Vector]
-
-
-@dataclass(frozen=True, slots=True)
-class _Decision:
-    mode: TransitionMode
-    stage: str
-    action: str | None
-    anchor: GoalAnchor | None
-    new_task: ArchiveReason | None = None  # archive the open task for this reason and start anew
-    set_goal: bool = False
-    pending: GoalAnchor | None = None
-
-
-def _intent(turn: Turn, cues: Cues) -> tuple[str, float]:
-    """The tagger's intent label and confidence when the turn carries them (issue 9), else cues."""
-    label = getattr(turn, "intent_label", None)
-    scores = getattr(turn, "intent", None)
-    if isinstance(label, str) and isinstance(scores, IntentScores):
-        return label, float(getattr(scores, label, 0.0))
-    confidence = getattr(turn, "confidence_score", None)
-    if isinstance(label, str) and isinstance(confidence, float):
-        return label, confidence
-    return cues.speech_act(turn.text)
 
 
 def _fresh(state: SessionState | None, ev: ConversationEvent | SessionEnd) -> SessionState:
@@ -145,164 +100,6 @@ def _start(state: SessionState, ev: ConversationEvent, seq_stage: str) -> Sessio
     )
 
 
-def _clarify(
-    res: TaskResources, state: SessionState, lang: str, decision: _Decision, sim: float | None, why: str
-) -> _Decision:
-    cand_stage = decision.stage if decision.stage != state.current_stage else res.table.fallback_stage
-    qlang = "en" if lang == "en" else "zh"
-    question = res.cues.question(
-        qlang, res.table.stage_label(state.current_stage, qlang), res.table.stage_label(cand_stage, qlang)
-    )
-    anchor = GoalAnchor(
-        decision="clarify",
-        similarity=sim,
-        embedder=res.embedder_name,
-        thresholds=(res.thresholds.continue_at, res.thresholds.clarify_at),
-        reason=why,
-        clarification_question=question,
-        candidate_action=decision.action,
-        candidate_stage=cand_stage,
-    )
-    return _Decision("clarify", state.current_stage, decision.action, anchor, pending=anchor)
-
-
-def _apply(
-    rule: Rule | None, state: SessionState, action: str | None, anchor: GoalAnchor, res: TaskResources
-) -> _Decision:
-    if rule is None:
-        return _Decision("none", state.current_stage, action, anchor)
-    if rule.mode == "deepen":
-        return _Decision("deepen", rule.to, action, anchor, set_goal=True)
-    if rule.mode == "stay":
-        return _Decision("stay", state.current_stage, action, anchor)
-    target = res.table.actions[action].starts if action else res.table.fallback_stage
-    return _Decision("new_task", target, action, anchor, new_task="new_task", set_goal=True)
-
-
-def _anchor(decision: str, sim: float | None, res: TaskResources, reason: str) -> GoalAnchor:
-    return GoalAnchor(
-        decision=decision,  # type: ignore[arg-type]
-        similarity=sim,
-        embedder=res.embedder_name if sim is not None else None,
-        thresholds=(res.thresholds.continue_at, res.thresholds.clarify_at) if sim is not None else None,
-        reason=reason,
-    )
-
-
-def _decide_customer(
-    state: SessionState,
-    turn: Turn,
-    action: str | None,
-    refers_to_task: bool,
-    vector: Callable[[], Vector],
-    res: TaskResources,
-    cfg: TaskConfig,
-) -> _Decision:
-    table, cues, text = res.table, res.cues, turn.text
-    if state.task_id is None:
-        stage = table.actions[action].starts if action else table.fallback_stage
-        goal = not (action is None and cues.smalltalk.covers(text))
-        return _Decision("start", stage, action, _anchor("first", None, res, "first turn of the task"), set_goal=goal)
-    rule = table.resolve(state.current_stage, action) if action else None
-    if state.pending_clarification is not None:
-        return _resolve_clarification(state, turn, action, rule, vector, res, cfg)
-    if action is None and cues.smalltalk.covers(text):
-        return _Decision("none", state.current_stage, None, _anchor("neutral", None, res, "small talk keeps the task"))
-    if state.goal_vector is None:
-        d = _apply(rule, state, action, _anchor("first", None, res, "first goal of the task"), res)
-        return replace(d, set_goal=True)
-    label, confidence = _intent(turn, cues)
-    cont = cues.continuation.find(text)
-    legal_stay = rule is not None and rule.mode in {"stay", "deepen"}
-    if legal_stay and cont and confidence >= cfg.shortcut_confidence:
-        why = f"continuation cue {cont!r} with {label} confidence {confidence:.2f}"
-        return _apply(rule, state, action, _anchor("shortcut", None, res, why), res)
-    if refers_to_task and (rule is None or legal_stay):
-        return _apply(rule, state, action, _anchor("reference", None, res, "refers to this task's entities"), res)
-    sim = cosine(vector(), state.goal_vector)
-    band = res.thresholds.band(sim)
-    if legal_stay:
-        if band == "drift":
-            return _clarify(
-                res,
-                state,
-                turn.lang,
-                _apply(rule, state, action, _anchor("clarify", sim, res, ""), res),
-                sim,
-                "the table allows it but the turn is far from the goal",
-            )
-        return _apply(rule, state, action, _anchor("continue", sim, res, f"{band} band, table {rule.mode}"), res)  # type: ignore[union-attr]
-    if rule is None:
-        if band == "continue":
-            return _Decision("none", state.current_stage, None, _anchor("continue", sim, res, "close to the goal"))
-        if band == "clarify":
-            return _clarify(
-                res,
-                state,
-                turn.lang,
-                _Decision("none", table.fallback_stage, None, None),
-                sim,
-                "between the thresholds",
-            )
-        return _Decision(
-            "drift",
-            table.fallback_stage,
-            None,
-            _anchor("drift", sim, res, "far from the goal"),
-            new_task="drift",
-            set_goal=True,
-        )
-    # The table says this action is another task.
-    target = table.actions[action].starts if action else table.fallback_stage
-    if band == "drift":
-        return _Decision(
-            "drift",
-            target,
-            action,
-            _anchor("drift", sim, res, "new task by the table, far from the goal"),
-            new_task="new_task",
-            set_goal=True,
-        )
-    return _clarify(
-        res,
-        state,
-        turn.lang,
-        _Decision("new_task", target, action, None),
-        sim,
-        f"the table starts a new task but the turn is in the {band} band",
-    )
-
-
-def _resolve_clarification(
-    state: SessionState,
-    turn: Turn,
-    action: str | None,
-    rule: Rule | None,
-    vector: Callable[[], Vector],
-    res: TaskResources,
-    cfg: TaskConfig,
-) -> _Decision:
-    pending = state.pending_clarification
-    cand_action = pending.candidate_action if pending is not None else None
-    text = turn.text
-    switch = bool(res.cues.switch.find(text)) or (action is not None and action == cand_action)
-    stay = bool(res.cues.stay.find(text))
-    sim_now = sim_cand = None
-    if not switch and not stay and state.goal_vector is not None and state.candidate_goal_vector is not None:
-        vec = vector()
-        sim_now, sim_cand = cosine(vec, state.goal_vector), cosine(vec, state.candidate_goal_vector)
-        switch = sim_cand > sim_now + cfg.clarify_margin
-    if switch:
-        chosen = action or cand_action
-        stage = res.table.actions[chosen].starts if chosen else res.table.fallback_stage
-        anchor = _anchor("drift", sim_cand, res, f"clarified: switch to {stage}")
-        return _Decision("new_task", stage, chosen, anchor, new_task="new_task", set_goal=True)
-    anchor = _anchor("continue", sim_now, res, "clarified: stay with the current goal")
-    if rule is not None and rule.mode in {"stay", "deepen"}:
-        return _apply(rule, state, action, anchor, res)
-    return _Decision("none", state.current_stage, None, anchor)
-
-
 def _commitment(
     turn: Turn, cues: Cues, task_id: str | None, label: str, strong: tuple[CriticalEntity, ...]
 ) -> TaskCommitment | None:
@@ -347,7 +144,7 @@ def step(
     refers_to_task = any(w.bound and (w.kind, w.value) in known_values for w in found.weak) or any(
         (e.kind, e.value) in known_values and e.kind != "amount" for e in found.strong
     )
-    label, _ = _intent(item, res.cues)
+    label, _ = intent_of(item, res.cues)
     topic = res.cues.topic(item.text)
     refs: tuple[TaskCommitment, ...] = ()
     related: str | None = None
@@ -365,11 +162,11 @@ def step(
     if ev.speaker_role == "customer":
         detected = res.table.detect(item.text)
         action = detected[0].action if detected else None
-        decision = _decide_customer(state, item, action, refers_to_task, vector, res, cfg)
+        decision = decide_customer(state, item, action, refers_to_task, vector, res, cfg)
     elif state.task_id is None:
-        decision = _Decision("start", res.table.fallback_stage, None, None)
+        decision = Decision("start", res.table.fallback_stage, None, None)
     else:
-        decision = _Decision("none", state.current_stage, None, None)
+        decision = Decision("none", state.current_stage, None, None)
 
     if decision.new_task is not None and state.task_id is not None:
         state, record = archive(state, decision.new_task, ev.ts, cfg.keep_previous_tasks)

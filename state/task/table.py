@@ -1,4 +1,4 @@
-"""The declarative task transition table (SPEC §5.6): stage × action → stay, deepen or new task.
+"""The declarative task transition table (docs/design.md#task-state-machine): stage × action → stay, deepen or new task.
 
 The table is data (`state/task/resources/task_table.customer_service.yaml`, or the user's own file,
 see docs/task-state-machine.md); this module parses and validates it and answers two questions:

@@ -1,4 +1,4 @@
-"""Term whitelist and authority lexicon (SPEC §5.3): per-sentence notes for the entropy stage.
+"""Term whitelist and authority lexicon (docs/design.md#terms): per-sentence notes for the entropy stage.
 
 Aho-Corasick (pyahocorasick) over the term files in `state/terms/resources/terms/` (technical and
 customer-service terms, Chinese and English) and over `state/terms/resources/authority.txt`, both

@@ -1,4 +1,4 @@
-"""Time normalisation (SPEC §5.1): find time expressions and turn them into UTC instants.
+"""Time normalisation (docs/design.md#time): find time expressions and turn them into UTC instants.
 
 The relative base is always the event's own timestamp (never the processing clock), so a
 replay gives the same answer. Chinese goes through jionlp's extractor with our rewrites and

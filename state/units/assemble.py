@@ -1,4 +1,4 @@
-"""Memory unit assembly (SPEC §4, §5.5): a tagged, entropy-cut turn → the MemoryUnits that land in the store.
+"""Memory unit assembly (docs/design.md#entropy): a tagged, entropy-cut turn → the MemoryUnits that land in the store.
 
 One unit per `UnitSpan` of `Turn.unit_cut`: an atomic high-entropy (or priority) segment, or a run
 of merged low-entropy segments (`merged_from` lists them). The unit text is the verbatim slice of
@@ -115,7 +115,7 @@ def turn_entropy(notes: tuple[SentenceNote, ...]) -> float:
 
 
 def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
-    """The turn's memory units, in order, with deterministic ids and every SPEC §4 field filled."""
+    """The turn's memory units, in order, with deterministic ids and every MemoryUnit field filled."""
     cut = unit_spans(turn)
     if not cut:
         entropy = turn_entropy(turn.sentence_notes)

@@ -1,8 +1,8 @@
-"""A memory unit's final emotion load (SPEC §5.4): the lexicon's and the head's blended, then the
+"""A memory unit's final emotion load (docs/design.md#tagging): the lexicon's and the head's blended, then the
 speaker's running stress carried in. Pure functions over one turn and one session's state.
 
 Order, per unit: the lexicon's emotion (its segments, apologies already inverted) mixed with the
-head's (an agent's apology inverts the head's stress too, `state/units.blend_unit_emotion`), then
+head's (an agent's apology inverts the head's stress too, `state.units.assemble.blend_unit_emotion`), then
 the carry: stress = (1 − weight) × the unit's own + weight × the speaker's running stress. The carry
 comes after the apology inversion and skips a unit the inversion fired on: an agent's apology
 releases pressure, the pressure they carried included; carrying first would turn a more stressed

@@ -1,4 +1,4 @@
-"""Entropy windows over neighbouring segments and the unit cut (SPEC §5.5): pure functions.
+"""Entropy windows over neighbouring segments and the unit cut (docs/design.md#entropy): pure functions.
 
 Each clause segment gets an entropy in 0–1 from two sources, mixed by `state/units/resources/entropy.yaml`:
 * novelty: the mean cosine distance to its neighbours in a window of 3 (previous, itself, next),
@@ -6,7 +6,7 @@ Each clause segment gets an entropy in 0–1 from two sources, mixed by `state/u
   per-embedder calibration band (e5 cosines run high, so its band is narrow);
 * salience: what the tagger read (a request, a refusal, a question, stress or urgency is a
   surprise; smalltalk and status updates are not).
-Upstream notes (issue 3, `Turn.sentence_*`) win: an override (a short sentence with a whitelisted
+Upstream notes (the term/authority filter's `Turn.sentence_*`) win: an override (a short sentence with a whitelisted
 term → 0.1) skips the computation; an authority sentence gets at least `priority_floor` and is
 never merged. High-entropy segments become atomic units, runs of low-entropy segments merge.
 

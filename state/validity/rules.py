@@ -1,4 +1,4 @@
-"""Temporal validity (SPEC §5.7): permanent rules, periodic rules, transient facts.
+"""Temporal validity (docs/design.md#validity): permanent rules, periodic rules, transient facts.
 
 `assign_validity(text, times, ts, lexicon, calendar)` gives a memory its `Validity` at write
 time from lexicons (`state/validity/resources/validity_lexicon.yaml`) and the normalised times already

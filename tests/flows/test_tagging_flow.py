@@ -15,7 +15,7 @@ from schemas.raw import RawRecord
 from state.core.embedding import Embedder
 from tests.conftest import event_dict, raw
 
-SPEC_TEXT = "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"
+EXAMPLE_TEXT = "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"
 
 
 def _run(
@@ -56,13 +56,13 @@ def _session(sid: str, texts: list[tuple[str, str]], start_s: int = 0, step_s: i
 
 
 def test_spec_example_lands_as_separate_units(static_embedder: Embedder, clock) -> None:
-    units, points = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock)
+    units, points = _run([raw(event_dict(event_id="a", text=EXAMPLE_TEXT))], static_embedder, clock)
     assert [u.unit_type for u in units] == ["smalltalk", "action_request", "status_update"]
     assert units[1].text == "关于接口文档麻烦补充下错误码说明"
     assert units[1].entropy >= 0.6
     assert units[2].merged_from == ("另外测试账号权限我们已开通", "谢谢")
     assert units[2].entropy <= 0.3
-    assert {u.source_text for u in units} == {SPEC_TEXT}
+    assert {u.source_text for u in units} == {EXAMPLE_TEXT}
     assert sorted(p.unit.memory_id for p in points) == sorted(u.memory_id for u in units)
     assert units[1].resolution_status == "pending"
     assert units[1].intent_label == "request"
@@ -110,24 +110,24 @@ def test_asr_segments_of_one_utterance_are_neighbours(static_embedder: Embedder,
 
 def test_switches_turn_the_stage_off(static_embedder: Embedder, clock) -> None:
     off = Settings(tagging=TaggingSettings(enabled=False), entropy=EntropySettings(enabled=False))
-    units, _ = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock, off)
+    units, _ = _run([raw(event_dict(event_id="a", text=EXAMPLE_TEXT))], static_embedder, clock, off)
     assert len(units) == 1
-    assert units[0].text == SPEC_TEXT
+    assert units[0].text == EXAMPLE_TEXT
     assert units[0].intent_label == "neutral"
     tag_only = Settings(entropy=EntropySettings(enabled=False))
-    units, _ = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock, tag_only)
+    units, _ = _run([raw(event_dict(event_id="a", text=EXAMPLE_TEXT))], static_embedder, clock, tag_only)
     assert len(units) == 1
-    assert units[0].text == SPEC_TEXT
+    assert units[0].text == EXAMPLE_TEXT
     assert units[0].unit_type == "action_request"
     no_head = Settings(tagging=TaggingSettings(head="none"))
-    units, _ = _run([raw(event_dict(event_id="a", text=SPEC_TEXT))], static_embedder, clock, no_head)
+    units, _ = _run([raw(event_dict(event_id="a", text=EXAMPLE_TEXT))], static_embedder, clock, no_head)
     assert [u.unit_type for u in units] == ["smalltalk", "action_request", "status_update"]
 
 
 def test_two_workers_give_the_same_units(static_embedder: Embedder, clock) -> None:
     records = []
     for n in range(4):
-        records += _session(f"w{n}", [("customer", SPEC_TEXT), ("agent", "好的，我们会尽快补充。")], start_s=n)
+        records += _session(f"w{n}", [("customer", EXAMPLE_TEXT), ("agent", "好的，我们会尽快补充。")], start_s=n)
     one, _ = _run(records, static_embedder, clock)
     two, _ = _run(records, static_embedder, clock, workers=2)
     assert sorted((u.memory_id, u.text, u.unit_type) for u in one) == sorted(

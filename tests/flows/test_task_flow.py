@@ -1,4 +1,4 @@
-"""The task state machine in the real flow: the SPEC §5.6 scenarios end to end."""
+"""The task state machine in the real flow: the scenarios of docs/design.md#task-state-machine end to end."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The write-time filters of issue 3 in the running flow: coreference, terms, authority, times."""
+"""The first write-time filters in the running flow: coreference, terms, authority, times."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Coreference with dynamic windows (SPEC §5.2): the spec's examples, the window, binding, state."""
+"""Coreference with dynamic windows (docs/design.md#coreference): its examples, the window, binding, state."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Entropy windows and the unit cut: the spec's examples, upstream notes, lookahead, properties."""
+"""Entropy windows and the unit cut: the documented examples, upstream notes, lookahead, properties."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from state.units.entropy import (
 LEX = load_lexicon()
 TABLE = load_entropy_table()
 TS = datetime(2026, 1, 1, 8, tzinfo=UTC)
-SPEC_TEXT = "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"
+EXAMPLE_TEXT = "好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"
 AUTHORITY_TEXT = "请务必在5月20日前完成，这是老板亲自交代的"
 
 
@@ -54,7 +54,7 @@ def released(turn: Turn, embedder: Embedder) -> Turn:
 
 
 def test_spec_example_gives_an_atomic_request_and_a_separate_low_entropy_status(static_embedder: Embedder) -> None:
-    turn = released(tagged(SPEC_TEXT), static_embedder)
+    turn = released(tagged(EXAMPLE_TEXT), static_embedder)
     units = units_from_turn(turn)
     request = next(u for u in units if u.unit_type == "action_request")
     status = next(u for u in units if u.unit_type == "status_update")
@@ -65,12 +65,12 @@ def test_spec_example_gives_an_atomic_request_and_a_separate_low_entropy_status(
     assert "测试账号权限我们已开通" in status.text
     assert status.entropy <= 0.3
     assert status.memory_id != request.memory_id
-    assert "".join(u.text for u in units).replace("，", "") == SPEC_TEXT.replace("，", "")
+    assert "".join(u.text for u in units).replace("，", "") == EXAMPLE_TEXT.replace("，", "")
 
 
 def test_authority_sentence_is_kept_atomic_with_priority(static_embedder: Embedder) -> None:
     turn = tagged(AUTHORITY_TEXT)
-    noted = replace(turn, sentence_priority=(True,))  # the authority filter (issue 3) flags the sentence
+    noted = replace(turn, sentence_priority=(True,))  # the authority filter flags the sentence
     units = units_from_turn(released(noted, static_embedder))
     authority = next(u for u in units if "老板亲自交代" in u.text)
     assert authority.priority_flag

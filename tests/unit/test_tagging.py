@@ -1,4 +1,4 @@
-"""Intent and emotion tagging: the spec's examples, the post rules, properties."""
+"""Intent and emotion tagging: the documented examples, the post rules, properties."""
 
 from __future__ import annotations
 

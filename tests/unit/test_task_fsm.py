@@ -1,4 +1,4 @@
-"""The pure transition function of the task state machine (SPEC §5.6)."""
+"""The pure transition function of the task state machine (docs/design.md#task-state-machine)."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def test_expire_before_the_deadline_does_nothing(res: TaskResources) -> None:
 
 @dataclass(frozen=True, slots=True)
 class TaggedTurn(Turn):
-    """A turn as issue 9's tagger will leave it: `intent_label` and `intent` (IntentScores)."""
+    """A turn as the tagger leaves it: `intent_label` and `intent` (IntentScores)."""
 
     intent_label: str | None = None
     intent: IntentScores | None = None

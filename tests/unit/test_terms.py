@@ -1,4 +1,4 @@
-"""Term whitelist, the short-sentence entropy shortcut and the authority lexicon (SPEC §5.3)."""
+"""Term whitelist, the short-sentence entropy shortcut and the authority lexicon (docs/design.md#terms)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Time normalisation (SPEC §5.1): the gold set, colloquial forms, zones, jionlp's ValueError."""
+"""Time normalisation (docs/design.md#time): the gold set, colloquial forms, zones, jionlp's ValueError."""
 
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ def test_no_carry_gives_the_blend_alone() -> None:
 
 
 def test_an_agent_apology_is_still_inverted_and_not_carried_into() -> None:
-    # The agent was stressed a turn ago; their apology's high stress is still inverted (SPEC §5.4),
+    # The agent was stressed a turn ago; their apology's high stress is still inverted (docs/design.md#tagging),
     # and the carry does not pull it back up: the apology releases the carried pressure too.
     head = _FixedHead([0.9, 0.5, 0.5, 0.5])
     state, angry = unit_emotion_turn(None, _turn(ANGRY, role="agent"), LEX, head=head, head_weight=0.5, carry=CARRY)

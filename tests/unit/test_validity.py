@@ -1,4 +1,4 @@
-"""Temporal validity: types, windows and evaluable cycle patterns (SPEC §5.7)."""
+"""Temporal validity: types, windows and evaluable cycle patterns (docs/design.md#validity)."""
 
 from __future__ import annotations
 
