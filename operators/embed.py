@@ -2,9 +2,10 @@
 
 Input: `MemoryUnit`. Output: `EmbeddedUnit`. State: none. Works on whole batches so a
 model that gains from batching gets them; the embedder is injected (never built here).
-A unit's vector is the normalised mean of its whole turn's sentence vectors
-(`state.units.vector_texts`): the sentences the entropy stage already embedded, so through the
-embedding memo this costs no extra embedder call.
+Each unit is embedded as its whole turn with the speaker (`MemoryUnit.embedding_text`): the
+units of one turn share the text, so a turn costs one store embedding however it was cut (the
+upstream stages embed sentences and unit texts, so this is one call more per turn than
+embedding each unit's own slice: measured in BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import bytewax.operators as op
-import numpy as np
 from bytewax.dataflow import Stream, operator
 
 from schemas.memory import EmbeddedUnit, MemoryUnit
-from state.core.embedding import Embedder, normalise_rows
-from state.units.vector_texts import turn_segments
+from state.core.embedding import Embedder
 
 
 @dataclass(frozen=True)
@@ -29,10 +28,10 @@ def embed_batch(units: list[MemoryUnit], embedder: Embedder, batch_size: int) ->
     out: list[EmbeddedUnit] = []
     for start in range(0, len(units), batch_size):
         chunk = units[start : start + batch_size]
-        segments = [turn_segments(u) for u in chunk]
-        distinct = list(dict.fromkeys(t for seg in segments for t in seg))
+        texts = [u.embedding_text for u in chunk]
+        distinct = list(dict.fromkeys(texts))
         rows = dict(zip(distinct, embedder.passage(distinct), strict=True))
-        vectors = normalise_rows(np.vstack([np.mean([rows[t] for t in seg], axis=0) for seg in segments]))
+        vectors = [rows[t] for t in texts]
         out.extend(EmbeddedUnit(u, v) for u, v in zip(chunk, vectors, strict=True))
     return out
 

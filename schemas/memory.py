@@ -146,9 +146,24 @@ class MemoryUnit(Record):
     # the memory that holds the user's statement. A superseded memory also gets
     # validity.effective_to = the correction time, so valid_at filters drop it from recall.
     superseded_by: str | None = None
-    # The session's previous turn as "speaker: text" (None for a session's first turn): the
-    # context recall scores and shows the unit in.
+    # The session's previous turn as "speaker: text" (None for a session's first turn): the context
+    # a unit is read and shown in (recall also scores it in context, through the neighbouring turns).
     context_prev: str | None = None
+
+    @property
+    def embedding_text(self) -> str:
+        """What the stored vector is computed from: the whole turn with its speaker, so a unit cut
+        from a turn ("两天内发到您的账户。") is found by what the turn is about; the unit text is what a
+        cue shows and what lexical relevance reads. The units of one turn share it (one embedding).
+
+        >>> from datetime import UTC, datetime
+        >>> u = MemoryUnit(memory_id="m", unit_index=1, tenant_id="t", session_id="s", turn_id="e", event_id="e",
+        ...                ts=datetime(2025, 6, 1, tzinfo=UTC), text="两天内发到您的账户。",
+        ...                source_text="我们会补偿五十元优惠券，两天内发到您的账户。", speaker="客服")
+        >>> u.embedding_text
+        '客服: 我们会补偿五十元优惠券，两天内发到您的账户。'
+        """
+        return f"{self.speaker}: {self.source_text}" if self.speaker else self.source_text
 
 
 @dataclass(frozen=True, slots=True)
