@@ -346,7 +346,6 @@ def score_pool(
         * (in_context > 0)
     )
 
-
     qe = query.emotion
     norms = np.linalg.norm(batch.emotion, axis=1) * float(np.linalg.norm(qe))
     with np.errstate(invalid="ignore", divide="ignore"):
