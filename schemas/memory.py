@@ -16,6 +16,9 @@ from schemas.events import SCHEMA_VERSION, Modality, Record, SpeakerRole
 # Fixed namespace: memory ids must be identical across runs, replays and machines.
 MEMORY_NAMESPACE = uuid.UUID("6f1b0c2e-5a43-4d8e-9b7a-3c2f1e0d9a55")
 
+# The first nine are the original types (stored units keep reading); the customer-service ones
+# after them: a complaint said again, a promise someone else made (reported by the speaker),
+# and the confirmation that a problem is solved (it closes the open complaint it answers).
 UnitType = Literal[
     "action_request",
     "status_update",
@@ -26,6 +29,9 @@ UnitType = Literal[
     "clarification",
     "statement",
     "smalltalk",
+    "repeat_complaint",
+    "third_party_commitment",
+    "resolution_confirmation",
 ]
 IntentLabel = Literal["commitment", "clarify", "question", "request", "refuse", "neutral"]
 Granularity = Literal["year", "month", "week", "day", "hour", "minute", "second", "range"]

@@ -26,7 +26,17 @@ from schemas.memory import MemoryUnit
 log = logging.getLogger(__name__)
 
 SEVEN_DAYS_S = 7 * 24 * 3600
-DEFAULT_ACTION_TYPES: frozenset[str] = frozenset({"action_request", "commitment", "complaint", "status_update"})
+DEFAULT_ACTION_TYPES: frozenset[str] = frozenset(
+    {
+        "action_request",
+        "commitment",
+        "complaint",
+        "status_update",
+        "repeat_complaint",
+        "third_party_commitment",
+        "resolution_confirmation",
+    }
+)
 
 
 def _ids_key(tenant: str, user: str) -> str:

@@ -13,7 +13,8 @@ recall anyway (the lexical tier), so the timeline costs nothing extra, and a rep
 the same answer because only stored fields and the question's own time are used.
 
 The rule, deliberately simple and explainable:
-* a confirmation (customer turn matching the lexicon) settles the open issue it answers:
+* a confirmation (a customer turn matching the lexicon, or typed `resolution_confirmation` by the
+  tagger) settles the open issue it answers:
   the one sharing most words with it, ties to the most recent; the other open issues and
   promises of that issue's session go with it (a complaint and the agent's promise about it
   are one thread);
@@ -187,10 +188,11 @@ def issue_views(
         tokens = frozenset(tokenize(text, stopwords))
         session = str(p.get("session_id"))
         role = p.get("speaker_role")
-        if role == "customer" and is_confirmation(text, lexicon):
+        confirmed = p.get("unit_type") == "resolution_confirmation" or is_confirmation(text, lexicon)
+        if role == "customer" and confirmed:
             _settle(tracked, tokens, ts, ids[i])
             continue
-        if role == "agent" and any(c in text.lower() for c in lexicon.completions):
+        if role == "agent" and (confirmed or any(c in text.lower() for c in lexicon.completions)):
             asked = [o for o in tracked if o.request and o.session == session and o.resolved_at is None]
             if asked:
                 asked[-1].resolved_at, asked[-1].settled_by = ts, ids[i]

@@ -10,8 +10,8 @@ Post rules, in order: hedge downgrade (commitment + hedge adverb +
 negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
 lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
 The speaker's running stress (emotional inertia) is carried in later, on each unit's final
-lexicon + head stress (`state/units/emotion.py`), not here. Stress cues read negation and
-intensity adverbs just before them; English stress also reads VADER's valence.
+lexicon + head stress (`state/units/emotion.py`), not here. The lexicon scoring itself lives in
+`state/tagging/rules.py`, the unit type of a segment in `state/tagging/kinds.py`.
 
 State: `TagState` per session (the previous turn's main intent and speaker, the dialogue
 context the intent head reads). Discarded with the session
@@ -24,26 +24,42 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
-import numpy.typing as npt
 
 from state.normalise.segments import Segment, SegmentTags, segment_sentences, unit_text
 from state.normalise.turn import Turn
-from state.tagging.lexicon import CLASSES, EMOTIONS, CueScope, TagLexicon
+from state.tagging.kinds import segment_kind, segment_topic, settle_turn_kinds
+from state.tagging.lexicon import CLASSES, TagLexicon
+from state.tagging.rules import (
+    Vector,
+    commitment_strength,
+    cue_text,
+    hedged,
+    rule_emotion,
+    rule_logits,
+    softmax,
+)
+
+__all__ = [
+    "IntentHead",
+    "TagConfig",
+    "TagState",
+    "Vector",
+    "cue_text",
+    "rule_logits",
+    "tag_segment",
+    "tag_texts",
+    "tag_turn",
+    "turn_intent",
+]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
-_APOS = re.compile(r"\s*\\?\s*['’‘`]\s*(?=(?:ll|s|t|re|ve|d|m)\b)", re.IGNORECASE)
-_SPACE_PUNCT = re.compile(r"\s+([,.!?;:，。！？；：])")
-_SPACES = re.compile(r"\s+")
 NEUTRAL = CLASSES.index("neutral")
 LAST_WEIGHT = 0.85  # a turn's intent: this much from its last segment that says more than neutral
 COMMITMENT = CLASSES.index("commitment")
 REQUEST = CLASSES.index("request")
-Vector = npt.NDArray[np.float64]
 
 
 class IntentHead(Protocol):
@@ -71,158 +87,6 @@ class TagState:
 
     prev_intent: str | None = None
     prev_speaker: str | None = None
-
-
-def cue_text(text: str) -> str:
-    """The form cues match against: lower case, straight quotes, no space before punctuation.
-
-    >>> cue_text("I ’ ll be there , sir .")
-    "i'll be there, sir."
-    """
-    text = _APOS.sub("'", text.replace("’", "'").replace("‘", "'"))
-    text = _SPACE_PUNCT.sub(r"\1", text)
-    return _SPACES.sub(" ", text).strip().lower()
-
-
-def _langs(text: str) -> tuple[str, ...]:
-    langs = ["any"]
-    if _CJK.search(text):
-        langs.append("zh")
-    if _LATIN.search(text):
-        langs.append("en")
-    return tuple(langs)
-
-
-def softmax(logits: Vector) -> Vector:
-    z = logits - logits.max()
-    e = np.exp(z)
-    return np.asarray(e / e.sum(), dtype=np.float64)
-
-
-def rule_logits(text: str, lex: TagLexicon, prev_intent: str | None) -> tuple[Vector, tuple[str, ...]]:
-    """Lexicon intent logits for one segment, plus the names of the cues that fired."""
-    langs = _langs(text)
-    logits = np.array(lex.bias, dtype=np.float64)
-    fired: list[str] = []
-    grouped: dict[str, list[tuple[float, ...]]] = {}
-    for cue in lex.intent_cues:
-        if cue.lang in langs and cue.regex.search(text):
-            fired.append(cue.name)
-            if cue.group is None:
-                logits += cue.weights
-            else:
-                grouped.setdefault(cue.group, []).append(cue.weights)
-    for members in grouped.values():
-        w = np.array(members, dtype=np.float64)
-        pos = np.clip(w, 0.0, None)
-        # Overlapping evidence (a "?" and a "吗" and a "什么"): the strongest counts, the rest a quarter.
-        logits += pos.max(axis=0) + 0.25 * (pos.sum(axis=0) - pos.max(axis=0)) + np.clip(w, None, 0.0).sum(axis=0)
-    if prev_intent is not None and prev_intent in lex.context:
-        logits += lex.context[prev_intent]
-        fired.append(f"after_{prev_intent}")
-    return logits, tuple(fired)
-
-
-def rule_emotion(text: str, lex: TagLexicon) -> tuple[tuple[float, float, float, float], tuple[str, ...]]:
-    """The lexicon's emotion load for one segment, plus what beyond plain cues moved it.
-
-    Named in the second value (explainability): `stress_negated` / `stress_intensified` when a
-    cue sat in the scope of a negation or an intensity adverb, `stress_valence_neg` /
-    `stress_valence_pos` when the English valence library (VADER) raised or lowered stress.
-
-    >>> from state.tagging.lexicon import load_lexicon
-    >>> (stress, *_), why = rule_emotion("我不开心", load_lexicon())
-    >>> stress > rule_emotion("我开心", load_lexicon())[0][0], why
-    (True, ('stress_negated',))
-    """
-    langs = _langs(text)
-    out = []
-    why: list[str] = []
-    for name, dim in zip(EMOTIONS, lex.emotions, strict=True):
-        value = dim.base
-        scoped = {"negated": False, "intensified": False}
-        for cue in dim.cues:
-            if cue.lang not in langs:
-                continue
-            first: dict[str, int] = {}
-            for m in cue.regex.finditer(text):
-                first.setdefault(m.group(0), m.start())
-            # Repeated evidence counts, with diminishing returns: 1, 1.5, 2 × the weight.
-            for k, start in enumerate(sorted(first.values())[:3]):
-                weight, how = _scoped(text, start, cue.lang, cue.weights[0], dim.scope)
-                value += weight * (1.0 if k == 0 else 0.5)
-                if how is not None:
-                    scoped[how] = True
-        why.extend(f"{name}_{how}" for how, hit in scoped.items() if hit)
-        if (dim.valence_neg or dim.valence_pos) and "en" in langs:
-            compound = english_valence(text)
-            shift = dim.valence_neg * max(0.0, -compound) - dim.valence_pos * max(0.0, compound)
-            value += shift
-            if abs(shift) >= _VALENCE_NOTE:
-                why.append(f"{name}_valence_{'neg' if shift > 0 else 'pos'}")
-        out.append(min(1.0, max(0.0, value)))
-    return (out[0], out[1], out[2], out[3]), tuple(why)
-
-
-_VALENCE_NOTE = 0.02  # a valence shift this large is named among the cues
-_SCOPE_CHARS = 24  # how far back negation and intensity patterns read
-
-
-def _scoped(text: str, start: int, lang: str, weight: float, scope: CueScope) -> tuple[float, str | None]:
-    """A cue match's weight after the words just before it: negated, intensified, or as it is."""
-    before = text[max(0, start - _SCOPE_CHARS) : start]
-    negation = scope.negation.get(lang)
-    if negation is not None and negation.search(before):
-        factor, how = (scope.negated_relief if weight < 0 else scope.negated_raise), "negated"
-    else:
-        intensity = scope.intensity.get(lang)
-        if intensity is None or not intensity.search(before):
-            return weight, None
-        factor, how = scope.intensified, "intensified"
-    return weight * factor, (how if factor != 1.0 else None)
-
-
-@lru_cache(maxsize=1)
-def _vader() -> Any:
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
-
-
-def english_valence(text: str) -> float:
-    """VADER compound valence in −1…1 (a lexicon with rules for negation, boosters, caps, "!").
-
-    >>> english_valence("this is terrible") < 0 < english_valence("this is great")
-    True
-    """
-    return float(_vader().polarity_scores(text)["compound"])
-
-
-def _has_any(text: str, words: tuple[str, ...]) -> bool:
-    return any(w in text for w in words)
-
-
-def hedged(text: str, lex: TagLexicon) -> bool:
-    """Hedge adverb and negotiable object in the same segment (either language).
-
-    >>> from state.tagging.lexicon import load_lexicon
-    >>> hedged("这个价格我们尽力争取", load_lexicon()), hedged("价格已确认", load_lexicon())
-    (True, False)
-    """
-    h = lex.hedge
-    for lang in _langs(text):
-        if lang != "any" and _has_any(text, h.adverbs.get(lang, ())) and _has_any(text, h.objects.get(lang, ())):
-            return True
-    return False
-
-
-def commitment_strength(text: str, lex: TagLexicon) -> float:
-    """The first matching tier of the strength table (try 0.3 before promise 1.0 before will 0.7)."""
-    langs = _langs(text)
-    for rule in lex.strength_rules:
-        if rule.lang in langs and rule.regex.search(text):
-            return rule.strength
-    return 0.0
 
 
 def tag_segment(
@@ -280,7 +144,8 @@ def tag_segment(
         inverted = True
         fired = (*fired, "apology_inversion")
     pressure = lex.role_weights.get(role, 1.0) * stress
-    kind = segment_kind(norm, label, role, stress, lex)
+    kind, kind_why = segment_kind(norm, label, role, stress, lex, own_promise=_commitment_cue(fired, lex))
+    fired = (*fired, *kind_why)
     return SegmentTags(
         intent=tuple(float(p) for p in probs),
         label=label,
@@ -298,52 +163,6 @@ def tag_segment(
         topic=segment_topic(norm, lex),
         cues=fired,
     )
-
-
-_KIND_OF_LABEL = {
-    "request": "action_request",
-    "commitment": "commitment",
-    "question": "question",
-    "clarify": "clarification",
-    "refuse": "refusal",
-}
-
-
-def _cue(lex: TagLexicon, kind: str, text: str) -> bool:
-    by_lang = lex.unit_cues.get(kind, {})
-    return any(p.search(text) for lang, p in by_lang.items() if lang in _langs(text))
-
-
-def segment_kind(text: str, label: str, role: str, stress: float, lex: TagLexicon) -> str:
-    """The unit type of a segment: smalltalk and complaints first, then the intent, then status.
-
-    >>> from state.tagging.lexicon import load_lexicon
-    >>> lex = load_lexicon()
-    >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex)
-    'smalltalk'
-    >>> segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
-    'status_update'
-    """
-    stripped = text.strip(" ，,。.!！~～")
-    if label == "neutral" and _cue(lex, "smalltalk", stripped):
-        return "smalltalk"
-    if role != "agent" and label in ("neutral", "question", "refuse") and _cue(lex, "complaint", text):
-        return "complaint"
-    if label in _KIND_OF_LABEL:
-        return _KIND_OF_LABEL[label]
-    if _cue(lex, "status_update", stripped):
-        return "status_update"
-    if role != "agent" and stress >= 0.7:
-        return "complaint"
-    return "statement"
-
-
-def segment_topic(text: str, lex: TagLexicon) -> str | None:
-    """The recall question class a segment is about (order, logistics, after_sales …), if any."""
-    for topic, pattern in lex.topics:
-        if pattern.search(text):
-            return topic
-    return None
 
 
 def _commitment_cue(fired: tuple[str, ...], lex: TagLexicon) -> bool:
@@ -394,22 +213,25 @@ def tag_texts(
     pause_drop: float = 0.0,
     context_text: str | None = None,
 ) -> tuple[SegmentTags, ...]:
-    """Tag the segments of one turn; the dialogue context applies to the first segment."""
+    """Tag the segments of one turn; the dialogue context applies to the first segment, and a
+    repetition said anywhere in the turn makes its complaints repeat complaints."""
     head_out: tuple[Vector, Vector] | None = None
     if head is not None and segments and config.head_weight > 0:
         texts = [unit_text(t) for t in segments]
         head_out = head.predict(texts, [context_text] * len(segments))
-    return tuple(
-        tag_segment(
-            text,
-            role,
-            lex,
-            prev_intent=prev_intent if i == 0 else None,
-            head=None if head_out is None else (head_out[0][i], head_out[1][i]),
-            config=config,
-            pause_drop=pause_drop,
-        )
-        for i, text in enumerate(segments)
+    return settle_turn_kinds(
+        [
+            tag_segment(
+                text,
+                role,
+                lex,
+                prev_intent=prev_intent if i == 0 else None,
+                head=None if head_out is None else (head_out[0][i], head_out[1][i]),
+                config=config,
+                pause_drop=pause_drop,
+            )
+            for i, text in enumerate(segments)
+        ]
     )
 
 

@@ -20,31 +20,18 @@ from dataclasses import replace
 from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id
 from state.normalise.segments import SegmentTags, UnitSpan, unit_text
 from state.normalise.turn import Turn
+from state.tagging.kinds import unit_kind
 from state.tagging.lexicon import CLASSES
 from state.tagging.tagger import Vector, turn_intent
 from state.terms.whitelist import SentenceNote
 
-# When a merged run mixes kinds, the unit is typed by the most salient one.
-_KIND_RANK = (
-    "complaint",
-    "action_request",
-    "refusal",
-    "commitment",
-    "question",
-    "clarification",
-    "status_update",
-    "statement",
-    "smalltalk",
-)
-
-
-def _unit_kind(tags: list[SegmentTags]) -> str:
-    kinds = {t.kind for t in tags}
-    return next((k for k in _KIND_RANK if k in kinds), "statement")
+_OPEN_KINDS = ("complaint", "repeat_complaint", "action_request")  # pending until resolved
 
 
 def _severity(kind: str, stress: float, urgency: float, priority: bool) -> Severity:
-    if priority or (kind in ("complaint", "action_request") and max(stress, urgency) >= 0.7):
+    """High: flagged, a complaint said again, or a stressed or urgent complaint or request; medium:
+    any other complaint (a defect report included), or a stressed or urgent unit; else low."""
+    if priority or kind == "repeat_complaint" or (kind in _OPEN_KINDS and max(stress, urgency) >= 0.7):
         return "high"
     if kind == "complaint" or stress >= 0.4 or urgency >= 0.5:
         return "medium"
@@ -147,7 +134,7 @@ def _unit(
     ev = turn.event
     if tags:
         probs, label = turn_intent(tags)
-        kind = _unit_kind(tags)
+        kind = unit_kind([t.kind for t in tags])
         load = turn.unit_emotion[index] if index < len(turn.unit_emotion) else lexicon_emotion(tags)
         stress, certainty, urgency, cooperation = load
         emotion = EmotionLoad(stress=stress, certainty=certainty, urgency=urgency, cooperation=cooperation)
@@ -192,7 +179,5 @@ def _unit(
         topic=topic,
         severity=severity,
         # What an agent asks of the customer ("please reset your password") is not an open issue.
-        resolution_status="pending"
-        if kind in ("complaint", "action_request") and ev.speaker_role != "agent"
-        else "none",
+        resolution_status="pending" if kind in _OPEN_KINDS and ev.speaker_role != "agent" else "none",
     )

@@ -1,5 +1,6 @@
-"""A memory unit's final emotion load (docs/design.md#tagging): the lexicon's and the head's blended, then the
-speaker's running stress carried in. Pure functions over one turn and one session's state.
+"""A memory unit's final emotion load (docs/design.md#tagging): the lexicon's and the head's
+blended, then the speaker's running stress carried in, then the role rule. Pure functions over one
+turn and one session's state.
 
 Order, per unit: the lexicon's emotion (its segments, apologies already inverted) mixed with the
 head's (an agent's apology inverts the head's stress too, `state.units.assemble.blend_unit_emotion`), then
@@ -10,14 +11,20 @@ past into a *calmer* apology. After the turn the speaker's running stress become
 memory × running + (1 − memory) × the peak of the turn's own (uncarried) unit stress.
 Where the carry moved a unit's stress, its segments' cues name `stress_carry` (explainability).
 
+Role rule, last: an agent's apology or empathy (理解您的心情, I understand how frustrating …) never
+carries more stress than the customer's turn it answers (the peak final stress of the last
+customer turn); the inversion above stays as the floor. Where it lowered a unit, its segments'
+cues name `apology_capped`. Before any customer turn there is nothing to answer: no cap.
+
 State: `CarryState` per session (the running stress of its most recent speakers, at most
-`SPEAKERS_KEPT`), discarded with the session by operators/unit_emotion.py.
+`SPEAKERS_KEPT`, and the last customer turn's peak stress), discarded with the session by
+operators/unit_emotion.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 
 from state.normalise.turn import Turn
@@ -27,6 +34,8 @@ from state.units.assemble import blend_unit_emotion, lexicon_emotion, unit_spans
 
 SPEAKERS_KEPT = 8  # running stress is kept for this many of a session's most recent speakers
 CARRY_CUE = "stress_carry"
+CAP_CUE = "apology_capped"
+ANSWERING_ROLE = "agent"  # whose apologies answer, and are capped by, the last customer turn
 _CARRY_NOTE = 0.02  # a carry that moves a unit's stress this much is named among its cues
 
 
@@ -51,6 +60,13 @@ class CarryState:
 
     stress: tuple[tuple[str, float], ...] = ()
     ended_at: datetime | None = None
+    customer_peak: float | None = None  # the last customer turn's peak final stress
+
+    def __setstate__(self, state: Sequence[object]) -> None:
+        # A snapshot taken before a field existed restores with that field's default.
+        values = [*state, *(f.default for f in fields(self)[len(state) :])]
+        for f, value in zip(fields(self), values, strict=False):
+            object.__setattr__(self, f.name, value)
 
 
 def end_session(state: CarryState | None, ts: datetime) -> CarryState:
@@ -103,7 +119,31 @@ def unit_emotion_turn(
     else:
         spans = unit_spans(turn)
         turn = replace(turn, unit_emotion=tuple(lexicon_emotion(list(turn.tags[u.first : u.last + 1])) for u in spans))
-    return carry_stress(state, turn, carry or StressCarry.of(lex), head_rows, lex.apology_threshold)
+    state, turn = carry_stress(state, turn, carry or StressCarry.of(lex), head_rows, lex.apology_threshold)
+    return cap_apology(state, turn)
+
+
+def cap_apology(state: CarryState, turn: Turn) -> tuple[CarryState, Turn]:
+    """The role rule: an agent's apology or empathy unit is capped at the stress of the customer
+    turn it answers; a customer turn becomes the one the next apology answers."""
+    role = turn.event.speaker_role
+    spans = unit_spans(turn)
+    if not spans or len(turn.unit_emotion) != len(spans):
+        return state, turn
+    if role == "customer":
+        return replace(state, customer_peak=max(row[0] for row in turn.unit_emotion)), turn
+    if role != ANSWERING_ROLE or state.customer_peak is None:
+        return state, turn
+    rows = list(turn.unit_emotion)
+    tags = list(turn.tags)
+    for i, span in enumerate(spans):
+        if rows[i][0] <= state.customer_peak or not any(t.apology for t in turn.tags[span.first : span.last + 1]):
+            continue
+        rows[i] = (state.customer_peak, rows[i][1], rows[i][2], rows[i][3])
+        for j in range(span.first, span.last + 1):
+            if CAP_CUE not in tags[j].cues:
+                tags[j] = replace(tags[j], cues=(*tags[j].cues, CAP_CUE))
+    return state, replace(turn, unit_emotion=tuple(rows), tags=tuple(tags))
 
 
 def carry_stress(

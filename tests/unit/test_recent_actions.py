@@ -35,7 +35,16 @@ def test_sink_keeps_actions_only() -> None:
         unit("do it", n=1, unit_type="action_request"),
         unit("hi", n=2, unit_type="smalltalk"),
         unit("boss says", n=3, priority_flag=True),
+        unit("charged twice again", n=4, unit_type="repeat_complaint"),
+        unit("the courier said he would come", n=5, unit_type="third_party_commitment"),
+        unit("it works now", n=6, unit_type="resolution_confirmation"),
     ]
     op.output("out", op.input("in", flow, TestingSource(items)), RecentActionsSink(store))
     run_main(flow)
-    assert sorted(u.text for u in store.read("t1", "u1", T0 + timedelta(days=1))) == ["boss says", "do it"]
+    assert sorted(u.text for u in store.read("t1", "u1", T0 + timedelta(days=1))) == [
+        "boss says",
+        "charged twice again",
+        "do it",
+        "it works now",
+        "the courier said he would come",
+    ]

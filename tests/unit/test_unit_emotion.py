@@ -3,6 +3,7 @@ rule kept; the operator's timers, session close and snapshots."""
 
 from __future__ import annotations
 
+import copyreg
 import pickle
 from collections.abc import Sequence
 from dataclasses import replace
@@ -23,6 +24,7 @@ from state.tagging.lexicon import load_lexicon
 from state.tagging.tagger import TagConfig, Vector, tag_turn
 from state.units.assemble import blend_unit_emotion, units_from_turn
 from state.units.emotion import (
+    CAP_CUE,
     CARRY_CUE,
     SPEAKERS_KEPT,
     CarryState,
@@ -98,7 +100,7 @@ def test_no_carry_gives_the_blend_alone() -> None:
     _, after = unit_emotion_turn(state, _turn(CALM, event_id="e2"), LEX, carry=off)
     _, alone = unit_emotion_turn(None, _turn(CALM, event_id="e3"), LEX, carry=off)
     assert after.unit_emotion == alone.unit_emotion
-    assert state == CarryState()
+    assert state.stress == ()
 
 
 def test_an_agent_apology_is_still_inverted_and_not_carried_into() -> None:
@@ -214,3 +216,53 @@ def test_unit_emotion_logic_expires_closes_and_resumes() -> None:
     empty = _UnitEmotionLogic(None, config, lambda: lex, None, lambda: clock[0])
     assert empty.on_item(SessionClosed("s", TS)) == ((), StatefulLogic.RETAIN)
     assert empty.snapshot() == CarryState(ended_at=TS)
+
+
+def _dialogue(*turns: tuple[str, str], head: _FixedHead | None = None) -> list[Turn]:
+    state: CarryState | None = None
+    out = []
+    for i, (role, text) in enumerate(turns):
+        speaker = "C" if role == "customer" else "S"
+        state, turn = unit_emotion_turn(
+            state, _turn(text, speaker, role=role, event_id=f"e{i}"), LEX, head=head, head_weight=0.5, carry=CARRY
+        )
+        out.append(turn)
+    return out
+
+
+@pytest.mark.parametrize("head", [None, _FixedHead([0.45, 0.5, 0.5, 0.5])], ids=["lexicon", "head"])
+def test_an_agent_apology_never_carries_more_stress_than_the_complaint_it_answers(head: _FixedHead | None) -> None:
+    customer, agent = _dialogue(
+        ("customer", "你们再不处理，我就去消协投诉。"),
+        ("agent", "非常抱歉给您带来困扰，我们马上为您处理。"),
+        head=head,
+    )
+    assert _stress(agent) <= _stress(customer)
+    assert CAP_CUE in agent.tags[0].cues
+
+
+def test_empathy_is_capped_too_and_the_cap_lasts_until_the_next_customer_turn() -> None:
+    turns = _dialogue(
+        ("customer", "My order is late."),
+        ("agent", "I completely understand how frustrating this must be!!"),
+        ("agent", "I am so sorry!!!"),
+        ("customer", "This is ridiculous, I want my money back now!"),
+    )
+    assert _stress(turns[1]) <= _stress(turns[0])
+    assert _stress(turns[2]) <= _stress(turns[0])
+    assert _stress(turns[3]) > _stress(turns[0])
+
+
+def test_an_apology_before_any_customer_turn_is_not_capped() -> None:
+    (agent,) = _dialogue(("agent", "非常抱歉让您久等了！"))
+    assert CAP_CUE not in agent.tags[0].cues
+
+
+def test_a_snapshot_from_before_the_customer_peak_resumes() -> None:
+    class Snapshot:
+        def __reduce__(self) -> tuple[object, ...]:
+            return (copyreg._reconstructor, (CarryState, object, None), [(("A", 0.4),), None])  # type: ignore[attr-defined]
+
+    old = pickle.loads(pickle.dumps(Snapshot()))
+    assert old == CarryState(stress=(("A", 0.4),))
+    assert pickle.loads(pickle.dumps(CarryState(customer_peak=0.3))).customer_peak == 0.3

@@ -1,0 +1,161 @@
+"""The unit type of a clause segment and of a run of segments, and the recall topic a segment is
+about, from the segment's intent label, the speaker's role, stress and the unit cues of the lexicon
+(`unit_cues` in `state/tagging/resources/tagging.yaml`).
+
+Customer-service types come first, in this order:
+
+* a customer's problem report is a `complaint`: anger, damage or a defect, lateness, a wrong
+  charge or item, a threat to escalate (each a cue family, named among the segment's cues), or
+  plain high stress; said again ("又", "第三次", "again", "already told you") it is a
+  `repeat_complaint`, also when the repetition sits in another segment of the same turn;
+* a customer saying the problem is gone (修好了, 退款到账了, works now), or anyone saying the
+  issue is closed (问题已解决, the ticket is resolved), is a `resolution_confirmation`;
+* a promise that someone other than the speaker made, reported ("快递员说明天会送到",
+  "Maria said she would send me a quote"), is a `third_party_commitment`, as is any commitment
+  spoken in the third-party role;
+* then the intent decides (request → `action_request`, commitment, question, clarification,
+  refusal; a question asking for an action, "能帮我换一台吗", is a request), then progress
+  reports (`status_update`), else `statement`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from state.normalise.segments import SegmentTags
+from state.tagging.lexicon import TagLexicon
+from state.tagging.rules import cue_langs
+
+_KIND_OF_LABEL = {
+    "request": "action_request",
+    "commitment": "commitment",
+    "question": "question",
+    "clarify": "clarification",
+    "refuse": "refusal",
+}
+COMPLAINT_FAMILY = "complaint"  # unit cue kinds named complaint_* are its families
+REPEAT_CUE = "repeat"
+COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint without a cue
+
+# When segments of one unit (or one turn) differ, the unit is typed by the most salient one.
+KIND_RANK = (
+    "repeat_complaint",
+    "complaint",
+    "resolution_confirmation",
+    "action_request",
+    "refusal",
+    "third_party_commitment",
+    "commitment",
+    "question",
+    "clarification",
+    "status_update",
+    "statement",
+    "smalltalk",
+)
+
+
+def _cue(lex: TagLexicon, kind: str, text: str, langs: tuple[str, ...] | None = None) -> bool:
+    by_lang = lex.unit_cues.get(kind, {})
+    langs = langs if langs is not None else cue_langs(text)
+    return any(p.search(text) for lang, p in by_lang.items() if lang in langs)
+
+
+def complaint_families(text: str, lex: TagLexicon, langs: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The complaint cue families a text matches (`complaint_damage`, `complaint_lateness` …).
+
+    >>> from state.tagging.lexicon import load_lexicon
+    >>> complaint_families("快递晚了五天，里面的蛋糕都坏了，太让人生气了", load_lexicon())
+    ('complaint_anger', 'complaint_damage', 'complaint_lateness')
+    """
+    prefix = COMPLAINT_FAMILY + "_"
+    return tuple(sorted(kind for kind in lex.unit_cues if kind.startswith(prefix) and _cue(lex, kind, text, langs)))
+
+
+def segment_kind(
+    text: str, label: str, role: str, stress: float, lex: TagLexicon, *, own_promise: bool = True
+) -> tuple[str, tuple[str, ...]]:
+    """The unit type of a segment, and the cue names that decided it (explainability).
+
+    `text` is the cue form (`state.tagging.rules.cue_text`). `own_promise`: a commitment cue fired
+    on the segment's own words; a commitment read from the dialogue context alone (an answer
+    after a request: "It's INV-20931.") is not stored as a commitment, nor is one asked.
+
+    >>> from state.tagging.lexicon import load_lexicon
+    >>> lex = load_lexicon()
+    >>> segment_kind("谢谢", "neutral", "customer", 0.0, lex)
+    ('smalltalk', ())
+    >>> segment_kind("测试账号权限我们已开通", "neutral", "agent", 0.1, lex)
+    ('status_update', ('status_done',))
+    >>> segment_kind("i was charged twice again, this time for july.", "neutral", "customer", 0.2, lex)
+    ('repeat_complaint', ('complaint_billing', 'repeat'))
+    """
+    stripped = text.strip(" ，,。.!！~～")
+    langs = cue_langs(text)
+
+    def has(kind: str, on: str = text) -> bool:
+        return _cue(lex, kind, on, langs)
+
+    customer = role != "agent"
+    asked = label == "question" or "?" in text or "？" in text
+    repeat = (REPEAT_CUE,) if customer and has(REPEAT_CUE) else ()
+    if (label == "neutral" and has("smalltalk", stripped)) or (not asked and has("courtesy")):
+        return "smalltalk", ()
+    if customer:
+        families = complaint_families(text, lex, langs)
+        if has("repeat_contact"):
+            return "repeat_complaint", (*families, "repeat_contact")
+        if families:
+            return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
+    if asked and has("clarification"):
+        return "clarification", ("clarification",)
+    resolved = (customer and has("resolution_confirmation")) or has("resolution_closed")
+    if resolved and not asked and not has("conditional"):
+        return "resolution_confirmation", ("resolution",)
+    if has("third_party_commitment") or (role == "third_party" and label == "commitment"):
+        return "third_party_commitment", ("third_party_promise",)
+    if has("refusal"):
+        return "refusal", ("refusal",)
+    if label == "question" and has("request_question") and not has("wh_question"):
+        return "action_request", ("request_question", *repeat)
+    if label in ("neutral", "commitment") and has("status_done") and not has("future"):
+        return "status_update", ("status_done", *repeat)
+    if not customer and label in ("neutral", "request", "commitment") and has("agent_commitment"):
+        return "commitment", ("agent_commitment",)
+    if label == "commitment" and (asked or not own_promise):
+        label = "question" if asked else "neutral"
+    if label in _KIND_OF_LABEL:
+        return _KIND_OF_LABEL[label], repeat
+    if has("status_update", stripped):
+        return "status_update", repeat
+    if customer and stress >= COMPLAINT_STRESS:
+        return ("repeat_complaint" if repeat else "complaint"), ("complaint_stress", *repeat)
+    return "statement", repeat
+
+
+def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
+    """A complaint whose turn says elsewhere that it happens again is a repeat complaint.
+
+    ("I was charged twice. Again!": the repetition is its own segment.)
+    """
+    if not any(REPEAT_CUE in t.cues for t in tags) or not any(t.kind == "complaint" for t in tags):
+        return tuple(tags)
+    return tuple(replace(t, kind="repeat_complaint") if t.kind == "complaint" else t for t in tags)
+
+
+def unit_kind(kinds: Sequence[str]) -> str:
+    """The most salient of several segment kinds (`KIND_RANK`); `statement` for none.
+
+    >>> unit_kind(["smalltalk", "resolution_confirmation"]), unit_kind([])
+    ('resolution_confirmation', 'statement')
+    """
+    present = set(kinds)
+    return next((k for k in KIND_RANK if k in present), "statement")
+
+
+def segment_topic(text: str, lex: TagLexicon) -> str | None:
+    """The recall question class a segment is about (order, logistics, after_sales …), if any."""
+    for topic, pattern in lex.topics:
+        if pattern.search(text):
+            return topic
+    return None
