@@ -6,8 +6,13 @@ Each gold line is one expression inside a sentence: the text, the expression as 
 (`form`), the event time (`base`), the speaker's zone and the expected start instant with
 its granularity. An expression counts as right when the found expression overlapping the
 form has the expected start to the stated granularity (compared on the speaker's wall
-clock). The same sentences go through dateparser alone (search_dates with the event time as
-RELATIVE_BASE) for comparison; the figures are printed per language and modality.
+clock); for a found deadline the instant compared is its limit (the day "月底前" names is
+the day its deadline falls on). A line may also say the `kind` expected (point, range,
+deadline, duration), the exact `deadline` instant (compared to the second: it must be exact)
+and, for a duration, its `end` (to the granularity); then those must hold as well. The same
+sentences go through dateparser alone (search_dates with the event time as RELATIVE_BASE) for
+comparison (it gives no kinds, so it is scored on the instant alone); the figures are printed
+per language and modality, and per kind and tense where the set says them.
 """
 
 from __future__ import annotations
@@ -39,6 +44,10 @@ class GoldItem:
     tz: str
     start: datetime
     granularity: str
+    kind: str | None = None
+    deadline: datetime | None = None
+    end: datetime | None = None
+    tense: str | None = None  # "past" / "future": the line tests an ambiguous date read by its tense
 
     @property
     def span(self) -> tuple[int, int]:
@@ -52,7 +61,9 @@ def load_gold(path: Path = GOLD) -> list[GoldItem]:
         if line.strip():
             row = json.loads(line)
             row["base"] = datetime.fromisoformat(row["base"])
-            row["start"] = datetime.fromisoformat(row["start"])
+            for key in ("start", "deadline", "end"):
+                if row.get(key) is not None:
+                    row[key] = datetime.fromisoformat(row[key])
             items.append(GoldItem(**row))
     return items
 
@@ -64,13 +75,40 @@ def floor_to(value: datetime, granularity: str) -> tuple[int, ...]:
     return parts[: keep[granularity]]
 
 
-Found = list[tuple[tuple[int, int], str, datetime]]  # span, form, start on the speaker's wall clock
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One expression a system found, on the speaker's wall clock."""
+
+    span: tuple[int, int]
+    form: str
+    start: datetime
+    kind: str | None = None
+    deadline: datetime | None = None
+    end: datetime | None = None
+
+    @property
+    def anchor(self) -> datetime:
+        """The instant the expression is about: a deadline's limit, otherwise its start."""
+        return self.deadline if self.deadline is not None else self.start
+
+
+Found = list[Hit]
 
 
 def ours(item: GoldItem) -> Found:
     zone = ZoneInfo(item.tz)
     found = normalise_times(item.text, item.base, language_mix(item.text), timezone=item.tz)
-    return [(t.span, t.original_form, t.start.astimezone(zone)) for t in found]
+    return [
+        Hit(
+            t.span,
+            t.original_form,
+            t.start.astimezone(zone),
+            t.kind,
+            None if t.deadline is None else t.deadline.astimezone(zone),
+            t.end.astimezone(zone),
+        )
+        for t in found
+    ]
 
 
 def dateparser_only(item: GoldItem) -> Found:
@@ -89,19 +127,36 @@ def dateparser_only(item: GoldItem) -> Found:
         begin = item.text.find(form, cursor)
         if begin >= 0:
             cursor = begin + len(form)
-            out.append(((begin, begin + len(form)), form, point.replace(tzinfo=zone)))
+            out.append(Hit((begin, begin + len(form)), form, point.replace(tzinfo=zone)))
     return out
 
 
 def judge(item: GoldItem, found: Found) -> tuple[bool, bool, str]:
     """(start right, form exactly right, what was found) for one gold item."""
     a, b = item.span
-    best = max(found, key=lambda f: min(b, f[0][1]) - max(a, f[0][0]), default=None)
-    if best is None or min(b, best[0][1]) - max(a, best[0][0]) <= 0:
+    best = max(found, key=lambda f: min(b, f.span[1]) - max(a, f.span[0]), default=None)
+    if best is None or min(b, best.span[1]) - max(a, best.span[0]) <= 0:
         return False, False, "nothing found"
-    expected = item.start.astimezone(ZoneInfo(item.tz))
-    right = floor_to(best[2], item.granularity) == floor_to(expected, item.granularity)
-    return right, best[1] == item.form, f"{best[1]!r} → {best[2].isoformat()}"
+    zone = ZoneInfo(item.tz)
+    expected = item.start.astimezone(zone)
+    right = floor_to(best.anchor, item.granularity) == floor_to(expected, item.granularity)
+    if best.kind is None:  # a system without kinds (dateparser): scored on the instant alone
+        return right, best.form == item.form, f"{best.form!r} → {best.anchor.isoformat()}"
+    if item.kind is not None:
+        right = right and best.kind == item.kind
+    if item.deadline is not None:
+        right = right and best.deadline == item.deadline.astimezone(zone)
+    if item.end is not None:
+        right = (
+            right
+            and best.end is not None
+            and floor_to(best.end, item.granularity) == floor_to(item.end.astimezone(zone), item.granularity)
+        )
+    what = f"{best.form!r} → {best.anchor.isoformat()}"
+    if best.kind is not None:
+        until = f", end {best.end.isoformat()}" if best.kind == "duration" and best.end else ""
+        what += f" [{best.kind}{until}]"
+    return right, best.form == item.form, what
 
 
 def score(items: list[GoldItem], system: Callable[[GoldItem], Found]) -> tuple[dict[str, list[int]], list[str]]:
@@ -109,15 +164,20 @@ def score(items: list[GoldItem], system: Callable[[GoldItem], Found]) -> tuple[d
     errors = []
     for item in items:
         right, exact, what = judge(item, system(item))
-        for key in (item.lang, f"{item.lang}/{item.modality}"):
+        keys = [item.lang, f"{item.lang}/{item.modality}"]
+        if item.kind is not None:
+            keys.append(f"kind/{'deadline+duration' if item.kind in ('deadline', 'duration') else item.kind}")
+        if item.tense is not None:
+            keys.append("tense/" + item.tense)
+        for key in keys:
             tally[key][0] += right
             tally[key][1] += exact
             tally[key][2] += 1
         if not right:
-            errors.append(
-                f"{item.id} {item.text!r} [{item.form}] expected {item.start.isoformat()} "
-                f"({item.granularity}); got {what}"
-            )
+            want = f"{item.start.isoformat()} ({item.granularity})"
+            if item.kind is not None:
+                want += f" [{item.kind}" + (f", deadline {item.deadline.isoformat()}" if item.deadline else "") + "]"
+            errors.append(f"{item.id} {item.text!r} [{item.form}] expected {want}; got {what}")
     return tally, errors
 
 
@@ -129,11 +189,13 @@ def main(argv: list[str] | None = None) -> None:
     items = load_gold(args.gold)
     results = {name: score(items, system) for name, system in (("ours", ours), ("dateparser", dateparser_only))}
     print(f"time gold set: {args.gold} ({len(items)} expressions)")
-    print(f"{'subset':<10} {'n':>4}  {'ours':>7} {'(form)':>7}  {'dateparser':>10}")
+    print(f"{'subset':<24} {'n':>4}  {'ours':>7} {'(form)':>7}  {'dateparser':>10}")
     for key in sorted(results["ours"][0]):
         r_ok, r_form, n = results["ours"][0][key]
         d_ok = results["dateparser"][0][key][0]
-        print(f"{key:<10} {n:>4}  {r_ok / n:>7.1%} {r_form / n:>7.1%}  {d_ok / n:>10.1%}")
+        print(f"{key:<24} {n:>4}  {r_ok / n:>7.1%} {r_form / n:>7.1%}  {d_ok / n:>10.1%}")
+    total_ok = sum(results["ours"][0][lang][0] for lang in ("zh", "en") if lang in results["ours"][0])
+    print(f"{'all':<24} {len(items):>4}  {total_ok / max(1, len(items)):>7.1%}")
     if args.show_errors:
         for name, (_, errors) in results.items():
             print(f"\n{name} errors ({len(errors)}):")

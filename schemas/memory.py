@@ -35,6 +35,10 @@ UnitType = Literal[
 ]
 IntentLabel = Literal["commitment", "clarify", "question", "request", "refuse", "neutral"]
 Granularity = Literal["year", "month", "week", "day", "hour", "minute", "second", "range"]
+# point: an instant or a day (明天下午三点, next Tuesday); range: a longer span (下周, 这周末, 月初);
+# deadline: a limit ("12月20日前", "by 4pm", "within 5 business days"), exact instant in `deadline`;
+# duration: a length of time from (or, said in the past, up to) the event ("需要三个工作日", "for two weeks").
+TimeKind = Literal["point", "range", "deadline", "duration"]
 ValidityType = Literal["permanent", "periodic", "transient"]
 Severity = Literal["high", "medium", "low"]
 ResolutionStatus = Literal["pending", "resolved", "none"]
@@ -78,7 +82,11 @@ class CorefAnchor(Record):
 
 
 class TimeExpression(Record):
-    """A time expression as said (`original_form`) and as instants from the event's own ts."""
+    """A time expression as said (`original_form`) and as instants from the event's own ts.
+
+    A deadline runs from the event (`start`) to its limit (`end` = `deadline`, the exact instant:
+    16:00 for "下午4点前", the end of the day for "12月20日前"); `granularity` is that of the limit.
+    """
 
     original_form: str
     start: datetime
@@ -86,6 +94,8 @@ class TimeExpression(Record):
     granularity: Granularity
     span: tuple[int, int]
     parser: str
+    kind: TimeKind = "point"
+    deadline: datetime | None = None
 
 
 class IntentScores(Record):
@@ -170,6 +180,16 @@ class MemoryUnit(Record):
         '客服: 我们会补偿五十元优惠券，两天内发到您的账户。'
         """
         return f"{self.speaker}: {self.source_text}" if self.speaker else self.source_text
+
+    @property
+    def deadline(self) -> datetime | None:
+        """The earliest deadline among the unit's times (a promise's due instant), or None.
+
+        Computed from `times` (each deadline expression keeps its own `deadline` in the payload), so it
+        can never disagree with them.
+        """
+        limits = [t.deadline for t in self.times if t.kind == "deadline" and t.deadline is not None]
+        return min(limits, default=None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,9 +180,16 @@ def _print_units(hits: list) -> None:  # type: ignore[type-arg]
         table.add_column(col, overflow="fold")
     for hit in sorted(hits, key=lambda h: (h.payload["session_id"], h.payload["ts"])):
         p = hit.payload
-        times = "\n".join(f"{t['original_form']} → {t['start']} .. {t['end']} ({t['granularity']})" for t in p["times"])
+        times = "\n".join(_time_line(t) for t in p["times"])
         table.add_row(p["session_id"], p["ts"], p["text"], times or "-")
     console.print(table)
+
+
+def _time_line(t: dict) -> str:  # type: ignore[type-arg]
+    """One stored time expression: a deadline by its limit, anything else by its interval and kind."""
+    if t.get("kind") == "deadline" and t.get("deadline"):
+        return f"{t['original_form']} → deadline {t['deadline']} ({t['granularity']})"
+    return f"{t['original_form']} → {t['start']} .. {t['end']} ({t.get('kind', 'point')}, {t['granularity']})"
 
 
 @app.command()

@@ -39,7 +39,7 @@ import yaml
 from schemas.errors import ConfigurationError
 from state.core.hotfile import HotFile
 from state.recall.lexical import tokenize
-from state.units.promise import deadline, is_promise
+from state.units.promise import is_agent_promise, payload_deadline
 
 DEFAULT_RESOLUTION = Path(__file__).resolve().parent / "resources" / "resolution.yaml"
 
@@ -202,8 +202,8 @@ def issue_views(
                     item.resolved_at, item.settled_by, item.reopened = None, None, True
             request = str(p.get("unit_type")) == "action_request"
             tracked.append(_Open(ids[i], session, ts, tokens, promise=False, deadline=None, request=request))
-        elif is_promise(p):
-            due = deadline(p)
+        elif is_agent_promise(p):
+            due = payload_deadline(p)
             tracked.append(_Open(ids[i], session, ts, tokens, promise=True, deadline=due.timestamp() if due else None))
     out: dict[str, IssueView] = {}
     for item in tracked:

@@ -9,7 +9,7 @@ good lexicon and logs the reason, so a typo never stops the flow.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,13 @@ class Hedge:
     objects: dict[str, tuple[str, ...]]
     confidence_score: float
     certainty_drop: float
+    # The general rule: a hedge marker (应该, 估计, 吧; maybe, I think …) per language.
+    markers: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    promise: dict[str, re.Pattern[str]] = field(default_factory=dict)  # the shape of an undertaking
+    polite: dict[str, re.Pattern[str]] = field(default_factory=dict)  # a real question or a polite request
+    marker_confidence: float = 0.45
+    marker_max_certainty: float = 0.35
+    marker_strength: float = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +243,12 @@ def parse_lexicon(data: object) -> TagLexicon:
             objects={k: tuple(v) for k, v in hedge.get("objects", {}).items()},
             confidence_score=float(hedge.get("confidence_score", 0.3)),
             certainty_drop=float(hedge.get("certainty_drop", 0.3)),
+            markers={str(k): _compile(v, f"hedge.markers.{k}") for k, v in (hedge.get("markers") or {}).items()},
+            promise={str(k): _compile(v, f"hedge.promise.{k}") for k, v in (hedge.get("promise") or {}).items()},
+            polite={str(k): _compile(v, f"hedge.polite.{k}") for k, v in (hedge.get("polite") or {}).items()},
+            marker_confidence=float(hedge.get("marker_confidence", 0.45)),
+            marker_max_certainty=float(hedge.get("marker_max_certainty", 0.35)),
+            marker_strength=float(hedge.get("marker_strength", 0.3)),
         ),
         strength_rules=strength,
         apology={k: _compile(v, f"apology.{k}") for k, v in apology.items() if k in ("zh", "en")},

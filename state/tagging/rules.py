@@ -149,30 +149,3 @@ def english_valence(text: str) -> float:
     True
     """
     return float(_vader().polarity_scores(text)["compound"])
-
-
-def _has_any(text: str, words: tuple[str, ...]) -> bool:
-    return any(w in text for w in words)
-
-
-def hedged(text: str, lex: TagLexicon) -> bool:
-    """Hedge adverb and negotiable object in the same segment (either language).
-
-    >>> from state.tagging.lexicon import load_lexicon
-    >>> hedged("这个价格我们尽力争取", load_lexicon()), hedged("价格已确认", load_lexicon())
-    (True, False)
-    """
-    h = lex.hedge
-    for lang in cue_langs(text):
-        if lang != "any" and _has_any(text, h.adverbs.get(lang, ())) and _has_any(text, h.objects.get(lang, ())):
-            return True
-    return False
-
-
-def commitment_strength(text: str, lex: TagLexicon) -> float:
-    """The first matching tier of the strength table (try 0.3 before promise 1.0 before will 0.7)."""
-    langs = cue_langs(text)
-    for rule in lex.strength_rules:
-        if rule.lang in langs and rule.regex.search(text):
-            return rule.strength
-    return 0.0

@@ -7,8 +7,11 @@ sentence embeddings, or a fine-tuned transformer, see `sinks/models/tagger_model
 intent per segment when `head_weight` > 0, and into the emotion load per memory unit, after the
 entropy cut, where it reads the unit's own stored vector (`state/units.blend_unit_emotion`).
 Post rules, in order: hedge downgrade (commitment + hedge adverb +
-negotiable object → request, confidence 0.3, certainty down), commitment strength, ASR pauses ≥ 1 s
-lower certainty, agent apology inversion (stress > 0.5 → 1 − stress), role-weighted pressure.
+negotiable object → request, confidence 0.3, certainty down), commitment strength, the general
+hedge rule (a hedge marker such as 应该/估计/吧 or maybe/I think, unless it is the politeness of a real
+question or a polite request: confidence ≤ 0.45, certainty ≤ 0.35, a promise's strength 0.3; both hedge
+rules in `state/tagging/hedges.py`), ASR pauses ≥ 1 s lower certainty, agent apology inversion
+(stress > 0.5 → 1 − stress), role-weighted pressure.
 The speaker's running stress (emotional inertia) is carried in later, on each unit's final
 lexicon + head stress (`state/units/emotion.py`), not here. The lexicon scoring itself lives in
 `state/tagging/rules.py`, the unit type of a segment in `state/tagging/kinds.py`.
@@ -30,13 +33,12 @@ import numpy as np
 
 from state.normalise.segments import Segment, SegmentTags, segment_sentences, unit_text
 from state.normalise.turn import Turn
+from state.tagging.hedges import commitment_strength, hedge_marker, hedged, politeness, promise_shape
 from state.tagging.kinds import segment_kind, segment_topic, settle_turn_kinds
 from state.tagging.lexicon import CLASSES, TagLexicon
 from state.tagging.rules import (
     Vector,
-    commitment_strength,
     cue_text,
-    hedged,
     rule_emotion,
     rule_logits,
     softmax,
@@ -135,6 +137,14 @@ def tag_segment(
         fired = (*fired, "hedge_rule")
     if label == "commitment" or is_hedged:
         strength = commitment_strength(norm, lex)
+    # The general hedge rule: a marker makes a statement uncertain and a promise weak.
+    marker = None if politeness(norm, label, lex) else hedge_marker(norm, lex)
+    if marker is not None and not is_hedged:
+        confidence = min(confidence, lex.hedge.marker_confidence)
+        certainty = min(certainty, lex.hedge.marker_max_certainty)
+        if label == "commitment" or promise_shape(norm, lex):
+            strength = lex.hedge.marker_strength
+        fired = (*fired, "hedge_marker")
     certainty = max(0.0, certainty - pause_drop)
     inverted = False
     apology_cue = lex.apology.get("zh" if _CJK.search(norm) else "en")
@@ -156,7 +166,7 @@ def tag_segment(
         confidence=confidence,
         commitment_strength=strength,
         pressure=pressure,
-        hedged=is_hedged,
+        hedged=is_hedged or marker is not None,
         apology=apology,
         apology_inverted=inverted,
         kind=kind,

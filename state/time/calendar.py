@@ -12,7 +12,9 @@ import calendar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from schemas.memory import Granularity
+import numpy as np
+
+from schemas.memory import Granularity, TimeKind
 
 ONE_SECOND = timedelta(seconds=1)
 
@@ -27,6 +29,8 @@ class Found:
     end: datetime
     granularity: Granularity
     parser: str
+    kind: TimeKind = "point"
+    deadline: datetime | None = None
 
 
 def day_start(value: datetime) -> datetime:
@@ -124,3 +128,25 @@ def delta_interval(base: datetime, unit: str, amount: float) -> tuple[datetime, 
     if unit == "year":
         return year_interval(point)
     return day_interval(point)
+
+
+def add_business_days(value: datetime, days: int) -> datetime:
+    """The day `days` working days (Monday–Friday; public holidays are not known) after `value`'s day.
+
+    A weekend day counts from the Friday before it, so three working days from a Saturday end on
+    Wednesday. numpy's business-day calendar does the counting.
+
+    >>> add_business_days(datetime(2026, 11, 30, 9), 3).isoformat()  # Monday → Thursday
+    '2026-12-03T00:00:00'
+    >>> add_business_days(datetime(2026, 12, 4, 9), 1).isoformat()  # Friday → Monday
+    '2026-12-07T00:00:00'
+    >>> add_business_days(datetime(2026, 12, 5, 9), 3).isoformat()  # Saturday → Wednesday
+    '2026-12-09T00:00:00'
+    """
+    day = np.busday_offset(np.datetime64(value.date(), "D"), days, roll="backward", weekmask="1111100")
+    return datetime.fromisoformat(str(day))
+
+
+def end_of_day(value: datetime) -> datetime:
+    """The last second of `value`'s day (the house convention for an interval's end)."""
+    return day_start(value) + timedelta(days=1) - ONE_SECOND

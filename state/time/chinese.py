@@ -97,6 +97,8 @@ _REWRITES: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(r"昨晚"), "昨天晚上"),
     (re.compile(r"明早"), "明天早上"),
     (re.compile(r"今早"), "今天早上"),
+    # 最晚/最迟 (at the latest) are limit words, not 晚 (evening): jionlp would read 最晚周五 as Friday evening.
+    (re.compile(r"最晚|最迟"), "，，"),
     (re.compile(r"明儿(?:个)?"), "明天"),
     (re.compile(r"今儿(?:个)?"), "今天"),
     (re.compile(r"(?<![\d:])\s*(\d{1,2})(?::([0-5]\d))?\s*(am|pm|a\.m\.|p\.m\.|AM|PM)(?![A-Za-z])"), _clock_rewrite),
@@ -227,6 +229,25 @@ def _fix(form: str, start: datetime, end: datetime, base: datetime) -> tuple[dat
     return start, end
 
 
+_LIMIT_SUFFIX = re.compile(r"(?:之前|以前|前|为止|之内|以内|内)$")
+
+
+def _limit_stem(form: str, span: tuple[int, int], base: datetime) -> Found | None:
+    """12月20日前 / 下午4点之前 / 本周之内: the time the limit is on, its span without the suffix.
+
+    jionlp reads these as a span from the time base to the end of the named time; the deadline
+    pass (`state.time.deadline`) reads the suffix again, after the span, and sets the exact limit.
+    """
+    stem = _LIMIT_SUFFIX.sub("", form)
+    if stem == form or not stem:
+        return None
+    point = parse_point(stem, base)
+    if point is None:
+        return None
+    start, end = _fix(stem, *point, base)
+    return Found(stem, (span[0], span[0] + len(stem)), start, end, _granularity(start, end), "jionlp")
+
+
 _OPEN_END = re.compile(r"(?:开始|起|以后|之后|过后|后)$")
 
 
@@ -310,6 +331,10 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         delta = _delta(form, base)
         if delta is not None:
             out.append(Found(form, span, *delta, "jionlp"))
+            continue
+        limited = _limit_stem(form, span, base)
+        if limited is not None:
+            out.append(limited)
             continue
         times = detail.get("time")
         if detail.get("type") not in ("time_point", "time_span") or not isinstance(times, list) or len(times) != 2:

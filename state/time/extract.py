@@ -12,21 +12,24 @@ stored as UTC; every expression keeps its `original_form`, character span and gr
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from schemas.memory import TimeExpression
+from schemas.memory import TimeExpression, TimeKind
 from state.time import calendar as cal
 from state.time.calendar import Found
 from state.time.chinese import parse_chinese
+from state.time.deadline import find_durations, find_within, mark_deadlines
 from state.time.english import parse_english
+from state.time.tense import resolve_tense
 
 if TYPE_CHECKING:
     from state.core.language import LangMix
 
 
+_ONE_DAY = timedelta(days=1)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # dateparser also "finds" dates in words like "we" or "may": a fallback hit must name a month or a year.
@@ -42,14 +45,29 @@ def _zone(name: str) -> ZoneInfo:
     return ZoneInfo(name)
 
 
+def _utc(value: datetime, tz: ZoneInfo) -> datetime:
+    return value.replace(tzinfo=tz).astimezone(UTC)
+
+
+def _kind(found: Found) -> TimeKind:
+    """A deadline or duration as found; otherwise a point (a day or finer) or a range (longer)."""
+    if found.kind in ("deadline", "duration"):
+        return found.kind
+    if found.granularity in ("week", "month", "year", "range") or found.end - found.start > _ONE_DAY:
+        return "range"
+    return "point"
+
+
 def _to_expression(found: Found, tz: ZoneInfo) -> TimeExpression:
     return TimeExpression(
         original_form=found.form,
-        start=found.start.replace(tzinfo=tz).astimezone(UTC),
-        end=found.end.replace(tzinfo=tz).astimezone(UTC),
+        start=_utc(found.start, tz),
+        end=_utc(found.end, tz),
         granularity=found.granularity,
         span=found.span,
         parser=found.parser,
+        kind=_kind(found),
+        deadline=None if found.deadline is None else _utc(found.deadline, tz),
     )
 
 
@@ -78,18 +96,26 @@ def _dateparser_fallback(text: str, base_local: datetime, taken: list[tuple[int,
 def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = "UTC") -> tuple[TimeExpression, ...]:
     """Every time expression in `text`, normalised from `base` (the event's own timestamp).
 
-    >>> from datetime import UTC, datetime
+    >>> from datetime import UTC, datetime, timedelta
     >>> [t.start.isoformat() for t in normalise_times("next Tuesday", datetime(2026, 1, 1, 8, tzinfo=UTC), "en")]
     ['2026-01-06T00:00:00+00:00']
     """
     tz = _zone(timezone)
     base_local = base.astimezone(tz).replace(tzinfo=None)
+    within = find_within(text, base_local)
     found: list[Found] = []
     if mix in ("zh", "mixed") or _CJK.search(text):
-        found.extend(parse_chinese(text, base_local))
+        found.extend(f for f in parse_chinese(text, base_local) if _free(f.span, within))
     if mix in ("en", "mixed", "other") or _LATIN.search(text):
         for expr in parse_english(text, base_local):
-            if all(expr.span[1] <= a or expr.span[0] >= b for a, b in (f.span for f in found)):
+            if _free(expr.span, within + found):
                 found.append(expr)
-        found.extend(_dateparser_fallback(text, base_local, [f.span for f in found]))
+        found.extend(_dateparser_fallback(text, base_local, [f.span for f in within + found]))
+    found = mark_deadlines(text, base_local, resolve_tense(text, base_local, found))
+    found = within + found
+    found.extend(find_durations(text, base_local, [f.span for f in found]))
     return tuple(_to_expression(f, tz) for f in sorted(found, key=lambda f: f.span))
+
+
+def _free(span: tuple[int, int], taken: list[Found]) -> bool:
+    return all(span[1] <= f.span[0] or span[0] >= f.span[1] for f in taken)

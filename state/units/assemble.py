@@ -24,6 +24,7 @@ from state.tagging.kinds import unit_kind
 from state.tagging.lexicon import CLASSES
 from state.tagging.tagger import Vector, turn_intent
 from state.terms.whitelist import SentenceNote
+from state.units.promise import carry_deadlines
 
 _OPEN_KINDS = ("complaint", "repeat_complaint", "action_request")  # pending until resolved
 
@@ -117,7 +118,7 @@ def units_from_turn(turn: Turn) -> tuple[MemoryUnit, ...]:
         entropies = turn.segment_entropy[span.first : span.last + 1]
         entropy = (max(entropies) if span.atomic else sum(entropies) / len(entropies)) if entropies else 0.5
         units.append(_unit(turn, index, text, merged, tags, entropy, span.priority, start, end))
-    return tuple(units)
+    return carry_deadlines(units)
 
 
 def _unit(
@@ -139,6 +140,10 @@ def _unit(
         stress, certainty, urgency, cooperation = load
         emotion = EmotionLoad(stress=stress, certainty=certainty, urgency=urgency, cooperation=cooperation)
         confidence = min(t.confidence for t in tags)
+        hedged = [t.certainty for t in tags if t.hedged]
+        if hedged:  # a hedge holds whatever the head's emotion says: the unit is no surer than its hedged part
+            certainty = min(certainty, max(hedged))
+            emotion = emotion.model_copy(update={"certainty": certainty})
         strength = max(t.commitment_strength for t in tags)
         topic = next((t.topic for t in tags if t.topic), None)
     else:

@@ -23,7 +23,7 @@ from schemas.memory import MemoryUnit, TimeExpression, Validity, ValidityType
 from state.core.datafiles import data_loader, packaged
 from state.core.hotfile import HotFile
 from state.task.cues import CueSet
-from state.units.promise import is_promise
+from state.units.promise import is_agent_promise
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -179,6 +179,8 @@ def _window(
     start: datetime | None = None
     end: datetime | None = None
     for t in times:
+        if t.kind == "duration":
+            continue  # a length (玩2-3小时, takes 3 days) bounds no validity
         form = t.original_form
         pos = text.find(form)
         s, e = (pos, pos + len(form)) if pos >= 0 else t.span
@@ -326,6 +328,6 @@ class ValidityData:
         asked = (
             validity.validity_type == "transient" and unit.unit_type in _ASKING and not _volatile_fact(unit.text, lex)
         )
-        if asked or is_promise(unit.model_dump()):
+        if asked or is_agent_promise(unit.model_dump()):
             validity = validity.model_copy(update={"effective_to": None, "validity_type": "permanent"})
         return unit.model_copy(update={"validity": validity})

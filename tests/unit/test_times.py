@@ -19,8 +19,10 @@ BASE = datetime(2026, 3, 4, 10, 15, tzinfo=UTC)  # a Wednesday
 
 
 def starts(text: str, base: datetime = BASE, tz: str = "UTC") -> list[tuple[str, str]]:
+    """(form, instant) per expression: a deadline's limit, otherwise its start."""
     return [
-        (t.original_form, t.start.isoformat()) for t in normalise_times(text, base, language_mix(text), timezone=tz)
+        (t.original_form, (t.deadline or t.start).isoformat())
+        for t in normalise_times(text, base, language_mix(text), timezone=tz)
     ]
 
 
@@ -46,7 +48,7 @@ def test_dateparser_alone_misses_most_chinese_colloquial_forms() -> None:
         ("三天后再说", [("三天后", "2026-03-07T00:00:00+00:00")]),
         ("后天上午十点见", [("后天上午十点", "2026-03-06T10:00:00+00:00")]),
         ("下下周三晚上8点上线", [("下下周三晚上8点", "2026-03-18T20:00:00+00:00")]),
-        ("月底前完成", [("月底", "2026-03-31T00:00:00+00:00")]),
+        ("月底前完成", [("月底前", "2026-03-31T23:59:59+00:00")]),
         ("这周末去爬山", [("这周末", "2026-03-07T00:00:00+00:00")]),
         ("半小时后回电话", [("半小时后", "2026-03-04T10:45:00+00:00")]),
         ("二十分钟后到", [("二十分钟后", "2026-03-04T10:35:00+00:00")]),
@@ -75,7 +77,7 @@ def test_wall_clock_words_are_read_in_the_speakers_zone() -> None:
 def test_asr_text_without_punctuation() -> None:
     assert starts("那个我们明天下午三点开个会吧然后月底之前把钱退回来") == [
         ("明天下午三点", "2026-03-05T15:00:00+00:00"),
-        ("月底", "2026-03-31T00:00:00+00:00"),
+        ("月底之前", "2026-03-31T23:59:59+00:00"),
     ]
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from schemas.errors import ConfigurationError
 from state.units.content import filler_pattern, has_content
-from state.units.promise import deadline, is_promise
+from state.units.promise import is_agent_promise, payload_deadline
 
 
 @pytest.mark.parametrize(
@@ -33,9 +33,9 @@ def test_a_bad_filler_file_is_a_configuration_error(tmp_path: Path) -> None:
 def test_a_promise_needs_an_agent_and_a_commitment_or_a_future_deadline() -> None:
     base = {"speaker_role": "agent", "ts": "2025-06-09T10:00:00+00:00", "text": "A technician will call you tomorrow"}
     future = [{"end": "2025-06-10T12:00:00+00:00"}]
-    assert is_promise({**base, "times": future})
-    assert not is_promise({**base, "times": [{"end": "2025-06-01T12:00:00+00:00"}]})  # a past time: a report
-    assert is_promise({**base, "text": "ok", "unit_type": "commitment"})
-    assert not is_promise({**base, "speaker_role": "customer", "times": future})
-    assert deadline({**base, "times": future}).isoformat() == "2025-06-10T12:00:00+00:00"  # type: ignore[union-attr]
-    assert deadline(base) is None
+    assert is_agent_promise({**base, "times": future})
+    assert not is_agent_promise({**base, "times": [{"end": "2025-06-01T12:00:00+00:00"}]})  # a past time: a report
+    assert is_agent_promise({**base, "text": "ok", "unit_type": "commitment"})
+    assert not is_agent_promise({**base, "speaker_role": "customer", "times": future})
+    assert payload_deadline({**base, "times": future}).isoformat() == "2025-06-10T12:00:00+00:00"  # type: ignore[union-attr]
+    assert payload_deadline(base) is None

@@ -1,0 +1,271 @@
+"""Deadlines and durations: the limit a time expression sets, and lengths of time.
+
+Three passes, both languages alike (cue words in `state/time/resources/time_cues.yaml`):
+
+* `find_within` — a count of time that bounds a promise: 两天内, 三个工作日内, 48小时内, 一周之内,
+  within 5 business days, in the next 24 hours. The deadline is the end of the last day counted
+  (days, weeks, months) or the exact instant (hours, minutes); working days count Monday–Friday
+  (`calendar.add_business_days`; public holidays are not known).
+* `mark_deadlines` — a found point or range with a limit word around it: 12月20日前, 下午4点之前,
+  截止到12月25日, 到月底为止, before December 20, by 4pm, no later than Friday, Friday at the
+  latest. The deadline of a clock time is that instant (16:00, not 16:59:59); of a day, its end
+  (a day named in a promise is included: 12月20日前 leaves the 20th); "before"/前 a span longer
+  than a day (下周前, before next month) means before it starts, unless the span is an end
+  (年底前, by the end of the month).
+* `find_durations` — a length that is not a limit: 需要三个工作日, 等了三天, takes 3-5 business
+  days, for two weeks. It runs from the event forward, or up to the event when said in the past.
+
+A deadline expression runs from the event (`start`) to its limit (`end` = `deadline`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from schemas.memory import Granularity
+from state.core.datafiles import packaged, read_data
+from state.time import calendar as cal
+from state.time.calendar import Found
+from state.time.chinese import chinese_number
+from state.time.english_atoms import word_number
+from state.time.tense import clause_tense
+
+_F = re.IGNORECASE
+_ZH_NUM = r"(?:[0-9]{1,3}(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百几]+)"
+_EN_NUM = (
+    r"(?:\d{1,3}|(?:twenty|thirty|forty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|a couple of|"
+    r"a few|several|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|one|two|three|four|five|six|seven|eight|nine|an|a)"
+)
+_ZH_UNIT = r"(?P<biz>工作|个工作|自然|个自然)?(?P<u>日|天|小时|钟头|分钟|周|星期|礼拜|个月|年)"
+_EN_UNIT = r"(?:(?P<biz>business|working|calendar)\s+)?(?P<u>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b"
+# A range counts its upper end; its lower end may carry the unit too (1小时 - 2小时, 3到5个工作日).
+_ZH_LOW = r"(?:工作日|个工作日|天|日|小时|个小时|钟头|分钟|周|星期|个星期|个月|年)?"
+_ZH_COUNT = (
+    rf"(?:(?P<lo>{_ZH_NUM})(?:个)?{_ZH_LOW}\s*(?:到|至|-|~|～|—)\s*)?(?P<n>{_ZH_NUM}|半)(?:个)?(?P<half>半)?{_ZH_UNIT}"
+)
+_EN_COUNT = rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})\s*(?:-|–|to|or)\s*)?(?P<n>{_EN_NUM}|half an?)\s+{_EN_UNIT}"
+
+_NO_DIGIT_BEFORE = r"(?<![0-9.零〇一二两三四五六七八九十百])"
+_ZH_WITHIN = re.compile(rf"{_NO_DIGIT_BEFORE}{_ZH_COUNT}(?:之内|以内|内)")
+_EN_WITHIN = re.compile(
+    rf"\b(?:within|inside of|in the next|in the coming|over the next|in)\s+(?:the\s+next\s+)?{_EN_COUNT}", _F
+)
+# A duration: a count of time that no other pass took and that is no offset (三天后, two days ago).
+_ZH_DURATION = re.compile(
+    rf"{_NO_DIGIT_BEFORE}(?<![第每这那前后上下过])(?<!星期)(?<!礼拜){_ZH_COUNT}(?![前后以之内级纪龄代底初末中号日])"
+)
+_EN_DURATION = re.compile(
+    rf"\b(?:for|takes?|took|taking|lasts?|lasted|need|needs|needed|about|around|approximately|roughly)\s+"
+    rf"(?:(?:about|around|approximately|roughly|the (?:past|last|next))\s+)?{_EN_COUNT}"
+    rf"|\b(?P<lo2>\d{{1,3}})\s*(?:-|–|to)\s*(?P<n2>\d{{1,3}})\s+(?P<biz2>business|working)\s+days?\b"
+    rf"|\b(?P<n3>\d{{1,3}}|{_EN_NUM})\s+(?P<biz3>business|working)\s+days?\b(?!\s+ago)",
+    _F,
+)
+# Cheap gates: a count needs a unit word; most turns have none and skip the long patterns.
+_ZH_GATE = re.compile(r"天|日|小时|钟头|分钟|周|星期|礼拜|个月|年")
+_EN_GATE = re.compile(r"\b(?:min(?:ute)?|hour|hr|day|week|month|year)s?\b", _F)
+_EN_OFFSET_AFTER = re.compile(r"^\s+(?:ago|later|from now|from today|after|before|earlier)\b", _F)
+_ZH_UNITS = {"日": "day", "天": "day", "小时": "hour", "钟头": "hour", "分钟": "minute"}
+_ZH_UNITS |= {"周": "week", "星期": "week", "礼拜": "week", "个月": "month", "年": "year"}
+_PAST_DURATION = re.compile(
+    r"(等了|用了|花了|过了|已经|足足|整整|近|最近|过去|了\s*$)"
+    r"|\b(for the (?:past|last)|waited|waiting|been|took|lasted|ago|already)\b",
+    _F,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeadlineCues:
+    zh_after: re.Pattern[str]
+    zh_before: re.Pattern[str]
+    en_before: re.Pattern[str]
+    en_not_before: re.Pattern[str]
+    en_after: re.Pattern[str]
+    inclusive_end: re.Pattern[str]
+    exclusive: re.Pattern[str]
+
+
+def parse_deadline_cues(raw: Any) -> DeadlineCues:
+    """The `deadline` section of the time cue file, compiled."""
+    section = raw["deadline"]
+    return DeadlineCues(**{name: re.compile(str(section[name]), _F) for name in DeadlineCues.__slots__})
+
+
+@lru_cache(maxsize=1)
+def default_cues() -> DeadlineCues:
+    return parse_deadline_cues(read_data(packaged("time_cues.yaml")))
+
+
+def _amount(text: str, *, zh: bool) -> float:
+    text = text.strip().lower()
+    if text.startswith("half"):
+        return 0.5
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    return chinese_number(text) if zh else word_number(text)
+
+
+def _unit_of(word: str, *, zh: bool) -> str:
+    if zh:
+        return _ZH_UNITS[word]
+    word = word.lower().rstrip("s")
+    return {"min": "minute", "hr": "hour"}.get(word, word)
+
+
+def _span_end(base: datetime, unit: str, amount: float, business: bool) -> tuple[datetime, Granularity]:
+    """The instant `amount` units after `base`: exact for hours and minutes, the end of the day otherwise."""
+    if business:
+        return cal.end_of_day(cal.add_business_days(base, max(1, round(amount)))), "day"
+    if unit in ("hour", "minute"):
+        return cal.shift(base, unit, amount).replace(second=0, microsecond=0), "minute"
+    return cal.end_of_day(cal.shift(base, unit, amount)), "day"
+
+
+def _count(m: re.Match[str], *, zh: bool) -> tuple[str, float, bool]:
+    """(unit, amount, business days?) of a count match; a range (3到5个工作日) counts its upper end."""
+    groups = {k: v for k, v in m.groupdict().items() if v}
+    n = groups.get("n") or groups.get("n2") or groups.get("n3") or "1"
+    amount = _amount(n, zh=zh) + (0.5 if groups.get("half") else 0.0)
+    biz = (groups.get("biz") or groups.get("biz2") or groups.get("biz3") or "").lstrip("个")
+    unit = _unit_of(groups["u"], zh=zh) if "u" in groups else "day"
+    return unit, amount, biz in ("工作", "business", "working")
+
+
+def _gated(text: str, zh: re.Pattern[str], en: re.Pattern[str]) -> list[tuple[re.Pattern[str], bool]]:
+    """The (pattern, is Chinese) pairs worth running on `text`: those whose unit words it holds."""
+    out = [(zh, True)] if _ZH_GATE.search(text) else []
+    return [*out, (en, False)] if _EN_GATE.search(text) else out
+
+
+def _free(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return all(span[1] <= a or span[0] >= b for a, b in taken)
+
+
+def find_within(text: str, base: datetime) -> list[Found]:
+    """Count-bounded deadlines (两天内, within 5 business days), from `base` (naive local wall clock).
+
+    >>> [(f.form, f.deadline.isoformat()) for f in find_within("三个工作日内退款", datetime(2026, 12, 4, 9))]
+    [('三个工作日内', '2026-12-09T23:59:59')]
+    >>> [(f.form, f.deadline.isoformat()) for f in find_within("within 48 hours", datetime(2026, 12, 4, 9, 30))]
+    [('within 48 hours', '2026-12-06T09:30:00')]
+    """
+    out: list[Found] = []
+    for pattern, zh in _gated(text, _ZH_WITHIN, _EN_WITHIN):
+        for m in pattern.finditer(text):
+            try:
+                unit, amount, business = _count(m, zh=zh)
+            except (ValueError, KeyError):
+                continue  # not a number after all (几十 of something)
+            if not zh and not business and not re.match(r"(?i)within|inside|in the|over the", m.group(0)):
+                continue  # "in 3 days" is a point (the day three days on), not a limit
+            if not _free(m.span(), [f.span for f in out]):
+                continue
+            limit, gran = _span_end(base, unit, amount, business)
+            out.append(Found(m.group(0), m.span(), base, limit, gran, "rules_deadline", "deadline", limit))
+    return out
+
+
+def _limit_of(found: Found, exclusive: bool, cues: DeadlineCues) -> tuple[datetime, Granularity]:
+    """The instant a deadline on `found` falls at: a clock time itself, else the end of the span."""
+    length = found.end - found.start
+    if length < timedelta(hours=1):
+        return found.start.replace(second=0, microsecond=0), "minute"
+    if length > timedelta(days=1) and exclusive and not cues.inclusive_end.search(found.form):
+        return found.start - cal.ONE_SECOND, "day"
+    return found.end, ("hour" if found.granularity in ("hour", "minute") else "day")
+
+
+def mark_deadlines(text: str, base: datetime, found: list[Found], cues: DeadlineCues | None = None) -> list[Found]:
+    """Turn each found point or range with a limit word next to it into a deadline.
+
+    >>> from state.time.calendar import day_interval
+    >>> day = Found("12月20日", (2, 8), *day_interval(datetime(2026, 12, 20)), "jionlp")
+    >>> marked = mark_deadlines("请在12月20日前付款", datetime(2026, 11, 30), [day])
+    >>> [(f.form, f.kind, f.deadline.isoformat()) for f in marked]
+    [('12月20日前', 'deadline', '2026-12-20T23:59:59')]
+    """
+    cues = cues or default_cues()
+    out: list[Found] = []
+    for f in found:
+        if f.kind not in ("point", "range"):
+            out.append(f)
+            continue
+        a, b = f.span
+        after_zh = cues.zh_after.match(text[b:])
+        after_en = cues.en_after.match(text[b:])
+        before = text[max(0, a - 40) : a]
+        before_zh = cues.zh_before.search(before)
+        before_en = None if cues.en_not_before.search(before) else cues.en_before.search(before)
+        if not (after_zh or after_en or before_zh or before_en):
+            out.append(f)
+            continue
+        marker = (after_zh.group(0) if after_zh else "") + (before_en.group(0) if before_en else "")
+        start = a - (len(before_zh.group(0)) if before_zh else len(before_en.group(0)) if before_en else 0)
+        end = b + (len(after_zh.group(0)) if after_zh else len(after_en.group(0)) if after_en else 0)
+        start += len(text[start:a]) - len(text[start:a].lstrip())
+        limit, gran = _limit_of(f, cues.exclusive.search(marker.strip()) is not None, cues)
+        out.append(
+            replace(
+                f,
+                form=text[start:end],
+                span=(start, end),
+                start=min(base, limit),
+                end=limit,
+                granularity=gran,
+                kind="deadline",
+                deadline=limit,
+            )
+        )
+    return out
+
+
+def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> list[Found]:
+    """Lengths of time no other pass took (需要三个工作日, for two weeks), from or up to `base`.
+
+    >>> waited = find_durations("我等了三天", datetime(2026, 12, 4, 9), [])
+    >>> [(f.form, f.start.isoformat(), f.end.isoformat()) for f in waited]
+    [('三天', '2026-12-01T09:00:00', '2026-12-04T09:00:00')]
+    """
+    out: list[Found] = []
+    for pattern, zh in _gated(text, _ZH_DURATION, _EN_DURATION):
+        for m in pattern.finditer(text):
+            if not _free(m.span(), taken + [f.span for f in out]):
+                continue
+            if not zh and _EN_OFFSET_AFTER.match(text[m.end() :]):
+                continue
+            try:
+                unit, amount, business = _count(m, zh=zh)
+            except (ValueError, KeyError):
+                continue
+            if zh and not business and not _duration_context(text, m):
+                continue  # a bare 三天 / 24小时 without a word of duration is too often something else
+            near = _PAST_DURATION.search(text[max(0, m.start() - 12) : m.end() + 3]) is not None
+            past = near or clause_tense(text, m.span()) == "past"
+            if past:
+                start, end = _span_back(base, unit, amount, business), base
+            else:
+                start, end = base, _span_end(base, unit, amount, business)[0]
+            gran: Granularity = "day" if business else unit  # type: ignore[assignment]
+            begin = min(m.start(g) for g in ("lo", "n", "lo2", "n2", "n3") if m.groupdict().get(g))
+            out.append(Found(text[begin : m.end()], (begin, m.end()), start, end, gran, "rules_duration", "duration"))
+    return out
+
+
+_ZH_DURATION_CUE = re.compile(
+    r"(需要|需|要|得|花|用|等|持续|大概|大约|约|预计|时效|周期|耗时|历时|了|整整|足足|近|最近|过去|玩|时长|时间|有效期)"
+)
+
+
+def _duration_context(text: str, m: re.Match[str]) -> bool:
+    return _ZH_DURATION_CUE.search(text[max(0, m.start() - 4) : m.end() + 2]) is not None
+
+
+def _span_back(base: datetime, unit: str, amount: float, business: bool) -> datetime:
+    if business:
+        return cal.add_business_days(base, -max(1, round(amount))).replace(hour=base.hour, minute=base.minute)
+    return cal.shift(base, unit, -amount)

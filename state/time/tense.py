@@ -1,0 +1,122 @@
+"""Tense and aspect decide ambiguous dates.
+
+A date said without the part that would fix it — a month and day without a year (October 15,
+10月15日), a bare weekday (Tuesday, 周二), a bare day of the month (the 15th, 15号), a bare month
+(in March) — is read by each parser one way (English: the next one; Chinese: this year's, the
+weekday of this week or the next). The clause around it then decides: past or perfective words
+(了, 过, 上次, 那天, placed, was, arrived) pull a date that came out in the future back one year,
+week or month; future words (会, 将, will, expected) push one that came out in the past forward.
+With both, the word nearer the expression wins; with neither, the parser's reading stays. Cue
+words are data (`state/time/resources/time_cues.yaml`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any, Literal
+
+from state.core.datafiles import packaged, read_data
+from state.time import calendar as cal
+from state.time.calendar import Found
+
+Tense = Literal["past", "future"]
+_F = re.IGNORECASE
+_CLAUSE_END = re.compile(r"[，。；！？,;!?]|\.(?:\s|$)")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# (pattern over the expression's form, the unit an ambiguous reading moves by)
+_AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^[0-9零〇一二三四五六七八九十]{1,3}月[0-9零〇一二三四五六七八九十]{1,3}[日号]", _F), "year"),
+    (re.compile(rf"^(?:{_MON} {_DAY}\b|(?:the )?{_DAY} (?:of )?{_MON})(?!.*\d{{4}})", _F), "year"),
+    (re.compile(r"^\d{1,2}/\d{1,2}$"), "year"),
+    (re.compile(rf"^in {_MON}$", _F), "year"),
+    (re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]", _F), "week"),
+    (re.compile(r"^(?:on )?(?:mon|tues?|wed|thu|fri|sat|sun)[a-z]*\b(?!.*\b(?:next|last|this)\b)", _F), "week"),
+    (re.compile(r"^[0-9一二三四五六七八九十]{1,3}[号日]$|^the \d{1,2}(?:st|nd|rd|th)$", _F), "month"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TenseCues:
+    past: dict[str, re.Pattern[str]]
+    future: dict[str, re.Pattern[str]]
+
+
+def parse_tense_cues(raw: Any) -> TenseCues:
+    section = raw["tense"]
+    return TenseCues(
+        past={lang: re.compile(str(p), _F) for lang, p in section["past"].items()},
+        future={lang: re.compile(str(p), _F) for lang, p in section["future"].items()},
+    )
+
+
+@lru_cache(maxsize=1)
+def default_cues() -> TenseCues:
+    return parse_tense_cues(read_data(packaged("time_cues.yaml")))
+
+
+def _clause(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, span[0])]
+    end = _CLAUSE_END.search(text, span[1])
+    return (starts[-1] if starts else 0), (end.start() if end else len(text))
+
+
+def _nearest(pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[int, int]) -> int | None:
+    """Distance from the expression to the nearest cue of `pattern` in text[lo:hi] outside it."""
+    best: int | None = None
+    for m in pattern.finditer(text, lo, hi):
+        if m.start() < span[1] and span[0] < m.end():
+            continue
+        gap = span[0] - m.end() if m.end() <= span[0] else m.start() - span[1]
+        best = gap if best is None else min(best, gap)
+    return best
+
+
+def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None) -> Tense | None:
+    """The tense of the clause holding `span`: the nearer of a past and a future cue, else None.
+
+    >>> text = "The order I placed on October 15 never arrived"
+    >>> clause_tense(text, (22, 32)), clause_tense("我们周二会发货", (2, 4)), clause_tense("周二见", (0, 2))
+    ('past', 'future', None)
+    """
+    cues = cues or default_cues()
+    lo, hi = _clause(text, span)
+    gaps: dict[Tense, int] = {}
+    for tense, table in (("past", cues.past), ("future", cues.future)):
+        found = [g for p in table.values() if (g := _nearest(p, text, lo, hi, span)) is not None]
+        if found:
+            gaps[tense] = min(found)  # type: ignore[index]
+    if not gaps:
+        return None
+    return min(gaps, key=lambda t: gaps[t])
+
+
+def _move(value: datetime, unit: str, steps: int) -> datetime:
+    if unit == "week":
+        return value + timedelta(weeks=steps)
+    return cal.add_months(value, steps * (12 if unit == "year" else 1))
+
+
+def resolve_tense(text: str, base: datetime, found: list[Found], cues: TenseCues | None = None) -> list[Found]:
+    """Each ambiguous date moved to the side of `base` its clause's tense says (others unchanged).
+
+    >>> from state.time.calendar import day_interval
+    >>> day = Found("October 15", (22, 32), *day_interval(datetime(2027, 10, 15)), "rules_en")
+    >>> text = "The order I placed on October 15 never arrived"
+    >>> resolve_tense(text, datetime(2026, 11, 30, 9), [day])[0].start.isoformat()
+    '2026-10-15T00:00:00'
+    """
+    out: list[Found] = []
+    for f in found:
+        unit = next((u for pattern, u in _AMBIGUOUS if pattern.search(f.form.strip())), None)
+        tense = clause_tense(text, f.span, cues) if unit is not None and f.kind == "point" else None
+        today = cal.day_start(base)
+        if unit is not None and tense == "past" and cal.day_start(f.start) > today:
+            f = replace(f, start=_move(f.start, unit, -1), end=_move(f.end, unit, -1))
+        elif unit is not None and tense == "future" and f.end < today:
+            f = replace(f, start=_move(f.start, unit, 1), end=_move(f.end, unit, 1))
+        out.append(f)
+    return out
