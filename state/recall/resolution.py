@@ -41,6 +41,7 @@ from state.core.hotfile import HotFile
 from state.recall.lexical import tokenize
 from state.units.promise import is_agent_promise, payload_deadline
 
+_ASKED = ("?", "？", "吗")
 DEFAULT_RESOLUTION = Path(__file__).resolve().parent / "resources" / "resolution.yaml"
 
 
@@ -123,10 +124,12 @@ def is_confirmation(text: str, lexicon: ResolutionLexicon) -> bool:
 
     >>> is_confirmation("Great, I see the refund now. Thanks!", load_resolution())
     True
-    >>> is_confirmation("退款什么时候到？", load_resolution())
-    False
+    >>> is_confirmation("退款什么时候到？", load_resolution()), is_confirmation("现在能到账了吗", load_resolution())
+    (False, False)
     """
     lowered = text.lower()
+    if any(q in lowered for q in _ASKED):  # "现在能到账了吗" asks; it does not confirm
+        return False
     return any(p in lowered for p in lexicon.confirmations)
 
 
