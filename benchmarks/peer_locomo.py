@@ -5,7 +5,7 @@
 Both systems get the same turns, the same embedder (no cache: every vector is computed) and
 the same store (qdrant-edge, fresh temporary folder each):
 
-* peer: embed every turn (`passage`, batches of 32), upsert it with its ids, and answer a
+* peer: embed every turn as "speaker: text" (`passage`, batches of 32), upsert it with its ids, and answer a
   question with a top-k vector search filtered to the conversation's user (+ `not_after` the
   question time) — the "embed, store, search" memory most agents use;
 * RecallFlow: the turns replayed through `build_flow` (the write path of `recallflow replay`,
@@ -46,11 +46,12 @@ from state.recall.config import tables_file
 def peer_ingest(
     events: Sequence[dict[str, object]], store: QdrantEdgeStore, embedder: Embedder, batch: int
 ) -> dict[str, str]:
-    """Embed every turn and store it; returns point id → turn id."""
+    """Embed every turn as "speaker: text" (a plain vector memory done properly: LoCoMo questions
+    name the speaker) and store it; returns point id → turn id."""
     cover: dict[str, str] = {}
     for i in range(0, len(events), batch):
         chunk = events[i : i + batch]
-        vectors = embedder.passage([str(r["text"]) for r in chunk])
+        vectors = embedder.passage([f"{r['speaker']}: {r['text']}" for r in chunk])
         points = []
         for row, vec in zip(chunk, vectors, strict=True):
             pid = memory_id(TENANT, str(row["session_id"]), str(row["turn_id"]), 0)

@@ -175,6 +175,43 @@ def iter_sets(data: Path, names: tuple[str, ...]) -> Iterator[tuple[str, list[Ro
             print(f"[skip] {folder} not found", file=sys.stderr)
 
 
+def evaluate_sets(
+    data: Path, head_name: str, names: tuple[str, ...], config: TagConfig, head_emotion_weight: float = 0.5
+) -> tuple[list[dict[str, object]], dict[str, tuple[list[Row], Predictions]]]:
+    """Intent macro-F1 and stress AUROC per dev set, and each set's rows with their predictions."""
+    from evals.embed_cache import CachedEmbedder
+    from evals.heads import head_for
+    from sinks.models.tagger_model import EmbeddingHead
+
+    lex = load_lexicon()
+    head = head_for(head_name)
+    if isinstance(head, EmbeddingHead):
+        # Same vectors as the flow's, kept on disk between runs (var/eval_cache/).
+        cached = CachedEmbedder(load_embedder(head.embedder_kind, head.embedder_model))
+        head.bind(cached)
+    results: list[dict[str, object]] = []
+    cache: dict[str, tuple[list[Row], Predictions]] = {}
+    for name, rows in iter_sets(data, names):
+        started = time.perf_counter()
+        # With the head off for intent (head_weight 0), a set without emotion labels gets the exact
+        # same intent predictions without it: skip the embedding work there.
+        needs_head = name in STRESS_SETS or config.head_weight > 0
+        preds = predict(rows, lex, head if needs_head else None, config, head_emotion_weight=head_emotion_weight)
+        per_turn_ms = (time.perf_counter() - started) / max(1, len(rows)) * 1e3
+        cache[name] = (rows, preds)
+        if name in INTENT_SETS:
+            rep = intent_report(name, rows, preds.labels)
+            rep.update(metric="intent_macro_f1", target=TARGETS[name], ms_per_turn=round(per_turn_ms, 3))
+            results.append(rep)
+        if name in STRESS_SETS:
+            rep = stress_report(name, rows, preds.stress)
+            rep.update(metric="stress_auroc", target=TARGETS[f"{name}_stress"])
+            results.append(rep)
+    if isinstance(head, EmbeddingHead):
+        cached.save()
+    return results, cache
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.tagger", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="folder holding the dev sets")
@@ -188,37 +225,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default=",".join(dict.fromkeys(INTENT_SETS + STRESS_SETS)), help="comma-separated")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from evals.embed_cache import CachedEmbedder
     from evals.heads import head_for
-    from sinks.models.tagger_model import EmbeddingHead
 
-    lex = load_lexicon()
-    head = head_for(args.head)
-    config = TagConfig(context=not args.no_context, head_weight=args.head_weight)
-    if isinstance(head, EmbeddingHead):
-        # Same vectors as the flow's, kept on disk between runs (var/eval_cache/).
-        cached = CachedEmbedder(load_embedder(head.embedder_kind, head.embedder_model))
-        head.bind(cached)
-    results: list[dict[str, object]] = []
-    cache: dict[str, tuple[list[Row], Predictions]] = {}
-    for name, rows in iter_sets(args.data, tuple(n for n in args.sets.split(",") if n)):
-        started = time.perf_counter()
-        # With the head off for intent (head_weight 0), a set without emotion labels gets the exact
-        # same intent predictions without it: skip the embedding work there.
-        needs_head = name in STRESS_SETS or config.head_weight > 0
-        preds = predict(rows, lex, head if needs_head else None, config, head_emotion_weight=args.head_emotion_weight)
-        per_turn_ms = (time.perf_counter() - started) / max(1, len(rows)) * 1e3
-        cache[name] = (rows, preds)
-        if name in INTENT_SETS:
-            rep = intent_report(name, rows, preds.labels)
-            rep.update(metric="intent_macro_f1", target=TARGETS[name], ms_per_turn=round(per_turn_ms, 3))
-            results.append(rep)
-        if name in STRESS_SETS:
-            rep = stress_report(name, rows, preds.stress)
-            rep.update(metric="stress_auroc", target=TARGETS[f"{name}_stress"])
-            results.append(rep)
-    if isinstance(head, EmbeddingHead):
-        cached.save()
+    results, cache = evaluate_sets(
+        args.data,
+        args.head,
+        tuple(n for n in args.sets.split(",") if n),
+        TagConfig(context=not args.no_context, head_weight=args.head_weight),
+        args.head_emotion_weight,
+    )
     if args.kfold:
         from evals.kfold import kfold_reports
 
@@ -226,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, ensure_ascii=False, indent=1))
     else:
-        print_results(results, head_name=getattr(head, "name", "none"))
+        print_results(results, head_name=getattr(head_for(args.head), "name", "none"))
     return 0
 
 

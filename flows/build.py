@@ -24,6 +24,7 @@ from bytewax.dataflow import Dataflow, Stream
 from flows.io import InputSpec, OutputSpec
 from flows.settings import Settings
 from flows.tagging_stage import write_filters_ii
+from operators.context import ContextConfig, attach_context
 from operators.coref import CorefOperatorConfig, CorefSessionEnd, resolve_coreference
 from operators.dedupe import DedupeOperatorConfig, dedupe_events
 from operators.embed import EmbedConfig, embed_units
@@ -240,7 +241,9 @@ def build_flow(
         reload_interval_s=settings.task.reload_interval_s,
     )
 
-    units = op.key_rm("units_unkeyed", assemble_units("units", turns))
+    units = op.key_rm(
+        "units_unkeyed", attach_context("context", assemble_units("units", turns), ContextConfig(), clock=clock)
+    )
     units = tag_validity("validity", units, data=validity)  # every unit gets its temporal validity
     for i, unit_sink in enumerate(outputs.memory_units):
         op.output(f"memory_unit_out_{i}", units, unit_sink)

@@ -1,12 +1,15 @@
-"""The recall service: three tiers in, at most three explained cues out (docs/design.md#recall).
+"""The recall service: three tiers in, at most three explained cues out (docs/recall.md).
 
     context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
                  \\                           |                            /
-                  → candidates (tenant + user only, valid now, said before now)
+                  → candidates (tenant + user only, valid now, said before now):
+                    the dense hits, plus the best BM25 hits over the user's memories
+                  → the user's timeline: open issues settled, reopened, promises overdue
                   → one vectorised scoring pass (state.recall.scoring)
                   → verify the transient ones near the top (guard + verifiers, bounded wait)
                   → arbitration (user > fresh verifier > memory), rescore
-                  → top-3 cues with components, reasons, evidence chain, debug marker
+                  → top-3 cues with components, reasons, evidence chain, debug marker;
+                    none when no candidate clears the embedder's relevance floor (abstain)
 
 The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flow applies
 `run_batch` to the trigger's requests. Everything here is composition: the logic lives in
@@ -18,9 +21,11 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -34,15 +39,26 @@ from sinks.store.base import MemoryStore, StoreFilter
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
+from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
-from state.recall.query import analyse_query
+from state.recall.lexical import bm25_share, tokenize
+from state.recall.query import QueryAnalysis, analyse_query, strip_names
+from state.recall.resolution import (
+    ResolutionLexicon,
+    asks_status,
+    asks_still_waiting,
+    issue_views,
+    resolution_file,
+)
 from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
+from state.time.extract import normalise_times
 
 log = logging.getLogger(__name__)
 
 _TRANSIENT = 2
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _subject(payload: Mapping[str, Any]) -> str:
@@ -56,6 +72,13 @@ def _subject(payload: Mapping[str, Any]) -> str:
     return str(payload.get("topic") or payload.get("text", ""))[:80]
 
 
+def _past_periods(text: str, at: datetime) -> list[tuple[float, float]]:
+    """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在")."""
+    now = at.timestamp()
+    found = normalise_times(text, at, language_mix(text))
+    return [(t.start.timestamp(), t.end.timestamp()) for t in found if t.end.timestamp() < now - 3600]
+
+
 @dataclass(frozen=True, slots=True)
 class _Ranked:
     question_class: str
@@ -65,6 +88,7 @@ class _Ranked:
     outcomes: dict[int, VerifyOutcome]
     tiers: list[str]
     max_cues: int
+    floor: float
 
 
 class RecallService:
@@ -78,6 +102,9 @@ class RecallService:
         recent: RecentActions | None = None,
         recent_limit: int = 5,
         verification: VerificationGuard | None = None,
+        lexical_limit: int = 30,
+        scan_limit: int = 5000,
+        resolution: HotFile[ResolutionLexicon] | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -86,6 +113,9 @@ class RecallService:
         self._recent = recent
         self._recent_limit = recent_limit
         self._verification = verification
+        self._lexical_limit = lexical_limit
+        self._scan_limit = scan_limit
+        self._resolution = resolution if resolution is not None else resolution_file()
 
     # -- candidates ---------------------------------------------------------------------
 
@@ -98,8 +128,25 @@ class RecallService:
             scope["session_id"] = request.session_id  # no user: never wider than the session
         return scope
 
+    def _timeline(self, request: RecallRequest, skip: set[str]) -> list[tuple[str, dict[str, Any]]]:
+        """The user's memories valid and said by the question time (at most `scan_limit`)."""
+        if not self._scan_limit:
+            return []
+        now = request.ts.isoformat()
+        scope = self._scope(request)
+        flt = StoreFilter(match=scope, valid_at=now, not_after=now)
+        return [
+            (h.id, h.payload)
+            for h in self._store.scroll(flt, self._scan_limit)
+            if all(h.payload.get(k) == v for k, v in scope.items()) and h.payload.get("event_id") not in skip
+        ]
+
     def _candidates(
-        self, request: RecallRequest, qvec: np.ndarray
+        self,
+        request: RecallRequest,
+        qvec: np.ndarray,
+        timeline: Sequence[tuple[str, dict[str, Any]]],
+        lexical: Mapping[str, float],
     ) -> tuple[list[str], list[dict[str, Any]], list[float], list[str]]:
         scope = self._scope(request)
         now = request.ts.isoformat()
@@ -119,8 +166,20 @@ class RecallService:
             sims.append(sim)
             tiers.append(tier)
 
+        def add_with_vectors(items: Sequence[tuple[str, dict[str, Any]]], tier: str) -> None:
+            stored = self._store.retrieve([mid for mid, _ in items], with_vectors=True)
+            vectors = {h.id: h.vector for h in stored}
+            for mid, payload in items:
+                vec = vectors.get(mid)
+                admit(mid, payload, float(np.dot(vec, qvec)) if vec is not None else 0.0, tier)
+
         for h in hits:
             admit(h.id, h.payload, h.score, "long_term")
+        seen = set(ids)
+        by_lexical = sorted((m for m in lexical if m not in seen and lexical[m] > 0), key=lambda m: -lexical[m])
+        if by_lexical and self._lexical_limit:
+            payload_of = dict(timeline)
+            add_with_vectors([(m, payload_of[m]) for m in by_lexical[: self._lexical_limit]], "long_term")
         if self._recent is not None and request.user_id is not None and self._recent_limit:
             try:
                 recent = self._recent.read(request.tenant_id, request.user_id, request.ts, self._recent_limit)
@@ -131,15 +190,25 @@ class RecallService:
             for u in recent:  # a recent action already among the long-term hits is still recent
                 if u.memory_id in position:
                     tiers[position[u.memory_id]] = "recent"
-            missing = [u for u in recent if u.memory_id not in position]
+            missing = [(u.memory_id, u.model_dump(mode="json")) for u in recent if u.memory_id not in position]
             if missing:
-                stored = self._store.retrieve([u.memory_id for u in missing], with_vectors=True)
-                vectors = {h.id: h.vector for h in stored}
-                for u in missing:
-                    vec = vectors.get(u.memory_id)
-                    sim = float(np.dot(vec, qvec)) if vec is not None else 0.0
-                    admit(u.memory_id, u.model_dump(mode="json"), sim, "recent")
+                add_with_vectors(missing, "recent")
         return ids, payloads, sims, tiers
+
+    @staticmethod
+    def _lexical(
+        query: QueryAnalysis,
+        timeline: Sequence[tuple[str, dict[str, Any]]],
+        names: Sequence[str],
+        tables: RecallTables,
+    ) -> dict[str, float]:
+        """BM25 share of every memory in the user's timeline (IDF over them); people named in the
+        question are not words to match (they come back as the `person` component)."""
+        name_tokens = set(tokenize(" ".join(names), tables.stopwords))
+        q_tokens = [t for t in tokenize(query.text, tables.stopwords) if t not in name_tokens]
+        docs = [tokenize(str(p.get("text", "")), tables.stopwords) for _, p in timeline]
+        shares = bm25_share(q_tokens, docs)
+        return {mid: float(v) for (mid, _), v in zip(timeline, shares, strict=True)}
 
     # -- verification and arbitration ----------------------------------------------------
 
@@ -171,9 +240,32 @@ class RecallService:
         tables = self._tables.get()
         people = _people(request)
         query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
-        qvec = self._embedder.query([query.semantic_text])[0]
-        ids, payloads, sims, tiers = self._candidates(request, qvec)
-        batch = candidate_batch(ids, payloads, sims, tables.stopwords)
+        timeline = self._timeline(request, {request.query_event_id, *(t.event_id for t in request.context)})
+        # Only names that are people here (a speaker in the user's memories, or known) leave the
+        # embedded text: "Groceries left outside again!" keeps its capitalised first word.
+        speakers = {str(p.get("speaker") or "").lower() for _, p in timeline}
+        named = [n for n in query.name_candidates if n.lower() in speakers or n in people]
+        qvec = self._embedder.query([strip_names(query.text, named)])[0]
+        lexical = self._lexical(query, timeline, named, tables)
+        ids, payloads, sims, tiers = self._candidates(request, qvec, timeline, lexical)
+        resolution = self._resolution.get()
+        issues = issue_views(
+            [m for m, _ in timeline], [p for _, p in timeline], request.ts, resolution, tables.stopwords
+        )
+        in_timeline = [m in lexical for m in ids]
+        batch = candidate_batch(
+            ids,
+            payloads,
+            sims,
+            tables.stopwords,
+            lexical=[lexical[m] for m in ids] if all(in_timeline) and timeline else None,
+            issues=issues,
+        )
+        waiting = asks_still_waiting(request.query_text, resolution)
+        status = asks_status(request.query_text, resolution)
+        abstain = tables.abstain_for(self._embedder.name)
+        scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
+        periods = _past_periods(request.query_text, request.ts)
         k = tables.validity.max_cues
         statements = (
             *request.context,
@@ -183,7 +275,18 @@ class RecallService:
         )
         outcomes: dict[int, VerifyOutcome] = {}
         arb = arbitrate(batch, outcomes, statements, tables)
-        scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
+        scores = score_pool(
+            query,
+            batch,
+            tables,
+            request.ts,
+            known_people=people,
+            factors=arb.factors,
+            still_waiting=waiting,
+            asks_status=status,
+            cosine_scale=scale,
+            time_ranges=periods,
+        )
         for _ in range(3):  # verify what reaches the top; a drop lets the next one up
             todo = [i for i in top_indices(scores, k + 2) if i not in outcomes]
             fresh = self._verify(request, batch, todo)
@@ -191,19 +294,32 @@ class RecallService:
                 break
             outcomes |= fresh
             arb = arbitrate(batch, outcomes, statements, tables)
-            scores = score_pool(query, batch, tables, request.ts, known_people=people, factors=arb.factors)
-        return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k)
+            scores = score_pool(
+                query,
+                batch,
+                tables,
+                request.ts,
+                known_people=people,
+                factors=arb.factors,
+                still_waiting=waiting,
+                asks_status=status,
+                cosine_scale=scale,
+                time_ranges=periods,
+            )
+        return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k, abstain.min_relevance)
 
     def ranked_ids(self, request: RecallRequest, k: int) -> list[str]:
         """Memory ids of the k best candidates, best first (evaluation at k > 3)."""
         ranked = self._rank(request)
-        return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k)]
+        return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k, turn=ranked.batch.turn)]
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = top_indices(r.scores, r.max_cues)
+        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
+        if picked and max(float(r.scores.absolute[i]) for i in picked) < r.floor:
+            picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

@@ -2,6 +2,10 @@
 
 Input: `MemoryUnit`. Output: `EmbeddedUnit`. State: none. Works on whole batches so a
 model that gains from batching gets them; the embedder is injected (never built here).
+Each unit is embedded as its whole turn with the speaker (`MemoryUnit.embedding_text`): the
+units of one turn share the text, so a turn costs one store embedding however it was cut (the
+upstream stages embed sentences and unit texts, so this is one call more per turn than
+embedding each unit's own slice: measured in BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ def embed_batch(units: list[MemoryUnit], embedder: Embedder, batch_size: int) ->
     out: list[EmbeddedUnit] = []
     for start in range(0, len(units), batch_size):
         chunk = units[start : start + batch_size]
-        vectors = embedder.passage([u.text for u in chunk])
+        texts = [u.embedding_text for u in chunk]
+        distinct = list(dict.fromkeys(texts))
+        rows = dict(zip(distinct, embedder.passage(distinct), strict=True))
+        vectors = [rows[t] for t in texts]
         out.extend(EmbeddedUnit(u, v) for u, v in zip(chunk, vectors, strict=True))
     return out
 

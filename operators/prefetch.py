@@ -3,7 +3,8 @@
 Input: keyed `Turn` (cut into units, before the task state machine). Output: the same turns,
 unchanged and in order. State: none; the vectors land in the memo in front of the embedder
 (`sinks/models/embedding_memo.py`), where goal anchoring (one customer turn at a time, inside
-the task state machine), the memory vectors (`embed_units`) and the recall query find them.
+the task state machine), the unit vectors the tagging head reads, the store vector of each turn
+(`embed_units`: the whole turn with its speaker) and the recall query find them.
 
 Why: anchoring asks for one text at a time, which an engine that parallelises across the
 texts of a call cannot spread over cores; asked here, a batch's texts go out in one call per
@@ -22,6 +23,7 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
+from schemas.memory import turn_embedding_text
 from state.core.embedding import Embedder
 from state.normalise.turn import Turn
 from state.units.assemble import unit_texts
@@ -37,8 +39,11 @@ def wanted_texts(turns: list[Turn], config: PrefetchConfig) -> dict[str, list[st
     """mode → distinct texts (in first-seen order) the turns' units and goal anchoring will embed."""
     wanted: dict[str, dict[str, None]] = {"passage": {}, "query": {}}
     for turn in turns:
-        for text in unit_texts(turn):
+        texts = unit_texts(turn)
+        for text in texts:
             wanted[config.memory_prefix][text] = None
+        if texts:  # the store's vector of the turn's units (`MemoryUnit.embedding_text`)
+            wanted[config.memory_prefix][turn_embedding_text(turn.event.speaker, turn.event.text)] = None
         if turn.event.speaker_role in config.anchor_roles:
             wanted["query"][turn.text] = None
     return {mode: list(texts) for mode, texts in wanted.items() if texts}

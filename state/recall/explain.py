@@ -59,10 +59,12 @@ def reason(i: int, batch: CandidateBatch, scores: PoolScores, now_ts: float, *, 
         parts.append((0.5, "same identifier"))
     parts.sort(key=lambda p: -p[0])
     words = [p[1] for p in parts[:2]]
-    status = batch.payloads[i].get("resolution_status")
-    if status == "pending":
+    status = int(batch.resolution[i])  # as the user's timeline says now, not as stored at write time
+    if scores.overdue[i] > 0:
+        words.append("promise overdue")
+    elif status == 0:
         words.append("still pending")
-    elif status == "resolved":
+    elif status == 1:
         days = (now_ts - (batch.resolved_at[i] if batch.resolved_at[i] == batch.resolved_at[i] else batch.ts[i])) / 3600
         words.append(f"resolved {days / _HOURS_PER_DAY:.1f} days ago")
     if verified:

@@ -110,6 +110,39 @@ def bm25_scores(
     return np.asarray(part @ idf, dtype=np.float64)
 
 
+def bm25_share(
+    query_tokens: Sequence[str], docs: Sequence[Sequence[str]], params: Bm25Params = Bm25Params()
+) -> FloatArray:
+    """BM25 as a share of the query's full match, in [0, 1]: an absolute score, not scaled by the pool.
+
+    The reference is the score of a document of average length holding every query term once,
+    so one shared common character is a small share whatever else the pool holds, and a pool of
+    unrelated memories stays near zero instead of its best one being stretched to 1.
+
+    >>> s = bm25_share(["paint", "sunris"], [["paint", "sunris"], ["paint"], ["run"]])
+    >>> bool(s[0] > s[1] > s[2] == 0.0), bool(s.max() <= 1.0)
+    (True, True)
+    """
+    n = len(docs)
+    terms = list(dict.fromkeys(query_tokens))
+    if n == 0 or not terms:
+        return np.zeros(n)
+    scores = bm25_scores(terms, docs, params)
+    df = _df(terms, docs)
+    idf = np.log1p((n - df + 0.5) / (df + 0.5))
+    ideal = float(idf.sum()) * (1.0 + params.delta)
+    return np.minimum(1.0, scores / ideal) if ideal > 0 else np.zeros(n)
+
+
+def _df(terms: Sequence[str], docs: Sequence[Sequence[str]]) -> FloatArray:
+    index = {t: j for j, t in enumerate(terms)}
+    df = np.zeros(len(terms))
+    for doc in docs:
+        for j in {index[tok] for tok in doc if tok in index}:
+            df[j] += 1.0
+    return df
+
+
 def token_set(texts: Iterable[str], stopwords: frozenset[str] = frozenset()) -> set[str]:
     """All tokens of several texts (used to find which query words name a person)."""
     out: set[str] = set()

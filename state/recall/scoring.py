@@ -1,21 +1,34 @@
-"""The causal cue activator (docs/design.md#recall): validity filtering and one vectorised scoring pass.
+"""The causal cue activator (docs/recall.md): validity filtering and one vectorised scoring pass.
 
 Input: a `CandidateBatch` (the memories recall fetched, as arrays) and a `QueryAnalysis`.
 Output: `PoolScores`, one array per score component plus the eligibility mask and the
 validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded data).
 
-    relevance = semantic + lexical (+ a share of the neighbouring turns' relevance)
+    relevance = max(semantic + lexical, a share of a neighbouring turn's)
               + person (said by the person the question names) + entity (same identifier)
+              + topic (the memory's topic belongs to the question's class)
+              + overdue (an overdue promise, for "still not" questions)
+              + open_issue (pending, for "how is it going / still not" questions)
+              + promise (commitment strength, for "you promised / still not" questions)
+              + time_match (said in the period the question names: "上周五", "last Monday")
     css       = 0.40·emotion_match + 0.25·time_proximity + 0.20·severity
               + 0.15·resolution_gap + 0.10·commitment_strength
-    final     = relevance + (alpha_base + alpha_cue·cue_intensity + class css_boost)·css,
+    final     = relevance × (1 + min(css_bound, alpha_base + alpha_cue·cue_intensity + class css_boost)·css),
                 × verification factor
 
-The causal-cue score counts in proportion to the causal cues in the question ("again",
-frustration, urgency): on "the same problem again" it lifts the open, severe, emotionally
-matching complaint over similar-sounding chit-chat; on a plain open question relevance
-leads. Semantic relevance is min-max scaled over the pool and lexical over its maximum, so
-the two mix on one scale whatever the embedder's cosine range.
+Labels (question class, topic, unit type, commitment) are evidence, never gates: a memory
+typed wrongly at write time is still found by its words and meaning. The only exclusions
+are isolation (the store filter), supersession and ended validity.
+
+The causal-cue score re-ranks within a bounded share: it multiplies relevance by at most
+1 + css_bound·1.1, so it reorders memories that are about equally relevant (the open,
+severe complaint over a similar-sounding chit-chat on "the same problem again") but cannot
+lift an unrelated memory over a relevant one. Both relevance signals are absolute, never
+scaled inside the pool (a pool of unrelated memories must not stretch its best one to 1):
+semantic is the cosine mapped through the embedder's calibrated range (cosines differ by
+model), lexical is BM25 as a share of the query's full match (IDF over the user's memories
+when the caller gives it, else over the pool). `absolute` (the larger of semantic, lexical,
+identifier, named period) is what the abstain floor reads; see docs/recall.md.
 """
 
 from __future__ import annotations
@@ -29,8 +42,10 @@ import numpy as np
 import numpy.typing as npt
 
 from state.recall.config import RecallTables
-from state.recall.lexical import bm25_scores, tokenize
+from state.recall.lexical import bm25_share, tokenize
 from state.recall.query import QueryAnalysis
+from state.recall.resolution import IssueView
+from state.units.content import has_content
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -38,6 +53,7 @@ B = npt.NDArray[np.bool_]
 _SEVERITY_CODES = {"high": 0, "medium": 1, "low": 2}
 _RESOLUTION_CODES = {"pending": 0, "resolved": 1, "none": 2}
 _VALIDITY_CODES = {"permanent": 0, "periodic": 1, "transient": 2}
+_PROMISE = 0.7  # the commitment strength of a promise the timeline found ("会…前" with a deadline)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -71,16 +87,34 @@ class CandidateBatch:
     topics: tuple[str | None, ...]
     speakers: tuple[str, ...]
     lowered: tuple[str, ...]
+    lexical: F | None = None
+    overdue: F | None = None
+    content: B | None = None
+    turn: npt.NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
 
 
 def candidate_batch(
-    ids: Sequence[str], payloads: Sequence[Mapping[str, Any]], semantic: Sequence[float], stopwords: frozenset[str]
+    ids: Sequence[str],
+    payloads: Sequence[Mapping[str, Any]],
+    semantic: Sequence[float],
+    stopwords: frozenset[str],
+    *,
+    lexical: Sequence[float] | None = None,
+    issues: Mapping[str, IssueView] | None = None,
 ) -> CandidateBatch:
-    """Arrays from MemoryUnit payloads (JSON dicts as the store returns them) and cosine scores."""
+    """Arrays from MemoryUnit payloads (JSON dicts as the store returns them) and cosine scores.
+
+    `lexical`: absolute lexical shares computed over the user's memories (else over the pool at
+    scoring); `issues`: what the user's timeline says about open issues and promises (resolved,
+    reopened, overdue), overriding the status stored at write time. A memory that is only an
+    acknowledgement, thanks or a bare apology (`state.units.content`) is context, never a cue.
+    """
     n = len(ids)
+    issues = issues or {}
+    turns: dict[str, int] = {}
     emotion = np.zeros((n, 4))
     sessions: dict[str, int] = {}
     session = np.empty(n, dtype=np.int64)
@@ -94,20 +128,35 @@ def candidate_batch(
         )
         session[i] = sessions.setdefault(str(p.get("session_id")), len(sessions))
     validity = [p.get("validity") or {} for p in payloads]
+    tokens = tuple(tokenize(str(p.get("text", "")), stopwords) for p in payloads)
+    status: list[str] = []
+    resolved: list[float] = []
+    for m, p in zip(ids, payloads, strict=True):
+        stored = str(p.get("resolution_status"))
+        view = issues.get(m)
+        if view is None or (stored == "resolved" and not view.reopened):  # an explicit update stands
+            status.append(stored)
+            resolved.append(_epoch(p.get("resolved_at")))
+        else:
+            status.append(view.status)
+            resolved.append(float("nan") if view.resolved_at is None else view.resolved_at)
     return CandidateBatch(
         ids=tuple(ids),
         payloads=tuple(payloads),
-        tokens=tuple(tokenize(str(p.get("text", "")), stopwords) for p in payloads),
+        tokens=tokens,
         semantic=np.asarray(semantic, dtype=np.float64),
         ts=np.array([_epoch(p.get("ts")) for p in payloads]),
         session=session,
         emotion=emotion,
         severity=np.array([_SEVERITY_CODES.get(str(p.get("severity")), 2) for p in payloads], dtype=np.int64),
-        resolution=np.array(
-            [_RESOLUTION_CODES.get(str(p.get("resolution_status")), 2) for p in payloads], dtype=np.int64
+        resolution=np.array([_RESOLUTION_CODES.get(st, 2) for st in status], dtype=np.int64),
+        resolved_at=np.array(resolved, dtype=np.float64),
+        commitment=np.array(
+            [
+                max(float(p.get("commitment_strength", 0.0)), _PROMISE if m in issues and issues[m].promise else 0.0)
+                for m, p in zip(ids, payloads, strict=True)
+            ]
         ),
-        resolved_at=np.array([_epoch(p.get("resolved_at")) for p in payloads]),
-        commitment=np.array([float(p.get("commitment_strength", 0.0)) for p in payloads]),
         confidence=np.array([float(p.get("confidence_score", 0.75)) for p in payloads]),
         validity=np.array([_VALIDITY_CODES.get(str(v.get("validity_type")), 0) for v in validity], dtype=np.int64),
         effective_from=np.array([_epoch(v.get("effective_from")) for v in validity]),
@@ -115,6 +164,10 @@ def candidate_batch(
         topics=tuple(p.get("topic") for p in payloads),
         speakers=tuple(str(p.get("speaker") or "").lower() for p in payloads),
         lowered=tuple(str(p.get("text", "")).lower() for p in payloads),
+        lexical=None if lexical is None else np.asarray(lexical, dtype=np.float64),
+        overdue=np.array([1.0 if m in issues and issues[m].overdue else 0.0 for m in ids]),
+        content=np.array([has_content(str(p.get("text", ""))) for p in payloads], dtype=bool),
+        turn=np.array([turns.setdefault(str(p.get("event_id", i)), len(turns)) for i, p in enumerate(payloads)]),
     )
 
 
@@ -136,7 +189,13 @@ class PoolScores:
     lexical: F
     person: F
     entity: F
+    topic: F
+    overdue: F
+    open_issue: F
+    promise: F
+    time_match: F
     relevance: F
+    absolute: F
     css: F
     final: F
     eligible: B
@@ -165,10 +224,9 @@ def validity_filter(
     tables: RecallTables,
     *,
     needs_certainty: bool,
-    class_topics: frozenset[str] | None,
 ) -> tuple[B, list[Decision]]:
     """Which candidates may be recalled at `now`: never expired, not yet effective, off-cycle,
-    below `min_confidence` when certainty is needed, or tagged with another class's topic."""
+    or below `min_confidence` when certainty is needed. Labels never exclude (see the module)."""
     t = now.timestamp()
     with np.errstate(invalid="ignore"):
         expired = batch.effective_to < t
@@ -186,22 +244,7 @@ def validity_filter(
         if not _cycle_active(pattern, now):
             eligible[i] = False
             decisions.append(Decision(int(i), "expired", f"cycle {pattern} not active on {now:%A}"))
-    if class_topics is not None:
-        in_class = np.array([t is None or t in class_topics for t in batch.topics], dtype=bool)
-        # A class that would leave nothing is a misread question, not an empty memory.
-        if (eligible & in_class).any():
-            eligible &= in_class
     return eligible, decisions
-
-
-def _scaled(x: F, min_range: float) -> F:
-    """Min-max over the pool, with a floor on the range: in a pool of two, a 0.05 cosine gap
-    must not count as the whole scale."""
-    if x.size == 0:
-        return x
-    lo, hi = float(x.min()), float(x.max())
-    span = max(hi - lo, min_range)
-    return (x - lo) / span if span > 0 else np.zeros_like(x)
 
 
 def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
@@ -219,6 +262,17 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
     return prev, nxt
 
 
+def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
+    """1 for a memory said inside one of the periods, exp(-days outside) near one, 0 without periods."""
+    if not ranges or ts.size == 0:
+        return np.zeros(ts.size)
+    best = np.zeros(ts.size)
+    for start, end in ranges:
+        outside = np.maximum(0.0, np.maximum(start - ts, ts - end)) / 86400.0
+        best = np.maximum(best, np.exp(-outside))
+    return np.where(np.isnan(best), 0.0, best)
+
+
 def confirmed_people(query: QueryAnalysis, batch: CandidateBatch, known_people: Sequence[str]) -> tuple[str, ...]:
     """Name candidates that are people: a speaker in the pool, or known to the caller."""
     speakers = set(batch.speakers)
@@ -234,29 +288,63 @@ def score_pool(
     *,
     known_people: Sequence[str] = (),
     factors: F | None = None,
+    still_waiting: bool = False,
+    asks_status: bool = False,
+    cosine_scale: tuple[float, float] = (0.0, 1.0),
+    time_ranges: Sequence[tuple[float, float]] = (),
 ) -> PoolScores:
-    """Score every candidate in one pass; `factors` are verification multipliers (1 = untouched)."""
+    """Score every candidate in one pass; `factors` are verification multipliers (1 = untouched).
+
+    `still_waiting`: the question asks about something not done yet (overdue promises count);
+    `asks_status`: it asks how a matter stands (open issues and promises count);
+    `time_ranges`: the past periods the question names ("上周五", "last Monday"), epoch seconds:
+    memories said then count (`time_match`, 1 inside, decaying over a day outside);
+    `cosine_scale`: the embedder's (low, high) cosine calibration: cosine `low` is semantic 0, `high` is 1.
+    """
     n = len(batch)
     t = now.timestamp()
     spec = query.class_spec
-    eligible, decisions = validity_filter(
-        batch, now, tables, needs_certainty=query.needs_certainty, class_topics=spec.topics if spec else None
-    )
+    eligible, decisions = validity_filter(batch, now, tables, needs_certainty=query.needs_certainty)
     people = confirmed_people(query, batch, known_people)
-    name_tokens = set(tokenize(" ".join(people), tables.stopwords))
-    q_tokens = [tok for tok in tokenize(query.text, tables.stopwords) if tok not in name_tokens]
-    lexical = bm25_scores(q_tokens, batch.tokens)
-    lex_max = float(lexical.max()) if n else 0.0
-    lexical = lexical / lex_max if lex_max > 0 else lexical
+    if batch.lexical is not None:
+        lexical = batch.lexical
+    else:
+        name_tokens = set(tokenize(" ".join(people), tables.stopwords))
+        q_tokens = [tok for tok in tokenize(query.text, tables.stopwords) if tok not in name_tokens]
+        lexical = bm25_share(q_tokens, batch.tokens)
     rw = tables.relevance
-    semantic = _scaled(batch.semantic, rw.semantic_min_range)
-    base = rw.semantic * semantic + rw.lexical * lexical
+    lo, hi = cosine_scale
+    semantic = np.clip((batch.semantic - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
+    content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
+    base = (rw.semantic * semantic + rw.lexical * lexical) * content
     prev, nxt = _neighbours(batch, base, rw.neighbour_max_gap_s)
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
     ents = [e.lower() for e in query.entities]
     entity = np.array([1.0 if any(e in txt for e in ents) else 0.0 for txt in batch.lowered]) if ents else np.zeros(n)
-    relevance = base + rw.neighbour_prev * prev + rw.neighbour_next * nxt + rw.person * person + rw.entity * entity
+    class_topics = spec.topics if spec else frozenset()
+    topic = np.array([1.0 if tp in class_topics else 0.0 for tp in batch.topics]) if class_topics else np.zeros(n)
+    overdue = batch.overdue if batch.overdue is not None and still_waiting else np.zeros(n)
+    open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
+    time_match = _time_match(batch.ts, time_ranges)
+    asks_promise = still_waiting or "promise" in query.cue_families
+    absolute = np.maximum.reduce([semantic, lexical, entity, time_match]) * content if n else np.zeros(0)
+    promise = batch.commitment if asks_promise else np.zeros(n)
+    # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
+    # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
+    in_context = np.maximum.reduce([base, rw.neighbour_prev * prev, rw.neighbour_next * nxt]) * content
+    relevance = (
+        in_context
+        + (rw.person * person + rw.entity * entity) * content
+        + (
+            rw.topic * topic
+            + rw.overdue * overdue
+            + rw.open_issue * open_issue
+            + rw.promise * promise
+            + rw.time_match * time_match
+        )
+        * (in_context > 0)
+    )
 
     qe = query.emotion
     norms = np.linalg.norm(batch.emotion, axis=1) * float(np.linalg.norm(qe))
@@ -283,7 +371,7 @@ def score_pool(
         + cw.commitment_strength * batch.commitment
     )
     alpha = tables.alpha_base + tables.alpha_cue * query.cue_intensity + (spec.css_boost if spec else 0.0)
-    final = relevance + alpha * css
+    final = relevance * (1.0 + min(alpha, tables.css_bound) * css)
     if factors is not None:
         final = final * factors
         eligible = eligible & (factors > 0)
@@ -298,7 +386,13 @@ def score_pool(
         lexical=lexical,
         person=person,
         entity=entity,
+        topic=topic,
+        overdue=overdue,
+        open_issue=open_issue,
+        promise=promise,
+        time_match=time_match,
         relevance=relevance,
+        absolute=absolute,
         css=css,
         final=final,
         eligible=eligible,
@@ -307,10 +401,25 @@ def score_pool(
     )
 
 
-def top_indices(scores: PoolScores, k: int) -> list[int]:
-    """Indices of the k best eligible candidates, best first (ties: pool order)."""
-    idx = np.flatnonzero(scores.eligible)
+def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArray[np.int64] | None = None) -> list[int]:
+    """Indices of the k best eligible candidates, best first (ties: pool order); with a `floor`,
+    only those whose absolute relevance reaches it (the abstain rule: nothing relevant, no cue);
+    with `turn` (a turn code per candidate), the best unit of each turn only.
+    """
+    mask = scores.eligible & (scores.absolute >= floor) if floor > 0 else scores.eligible
+    idx = np.flatnonzero(mask)
     if idx.size == 0:
         return []
     order = idx[np.argsort(-scores.final[idx], kind="stable")]
-    return [int(i) for i in order[:k]]
+    if turn is None:
+        return [int(i) for i in order[:k]]
+    out: list[int] = []
+    seen: set[int] = set()
+    for i in order:
+        if int(turn[i]) in seen:
+            continue
+        seen.add(int(turn[i]))
+        out.append(int(i))
+        if len(out) == k:
+            break
+    return out

@@ -50,7 +50,7 @@ def unit_spans(turn: Turn) -> tuple[UnitSpan, ...]:
 
 
 def unit_texts(turn: Turn) -> list[str]:
-    """The text of each memory unit the turn will become (what the store embeds)."""
+    """The text of each memory unit the turn will become (what a cue shows; the tagging head reads its vector)."""
     spans = unit_spans(turn)
     if not spans:
         return [turn.text]
@@ -183,5 +183,6 @@ def _unit(
         times=tuple(t for t in turn.times if t.span[0] < end and t.span[1] > start),
         topic=topic,
         severity=severity,
-        resolution_status="pending" if kind in _OPEN_KINDS else "none",
+        # What an agent asks of the customer ("please reset your password") is not an open issue.
+        resolution_status="pending" if kind in _OPEN_KINDS and ev.speaker_role != "agent" else "none",
     )

@@ -23,6 +23,7 @@ from schemas.memory import MemoryUnit, TimeExpression, Validity, ValidityType
 from state.core.datafiles import data_loader, packaged
 from state.core.hotfile import HotFile
 from state.task.cues import CueSet
+from state.units.promise import is_agent_promise
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
@@ -288,6 +289,14 @@ def valid_at(validity: Validity, at: datetime, timezone: str, calendar: Promotio
     return True
 
 
+_ASKING = frozenset({"question", "complaint", "action_request", "clarification"})
+
+
+def _volatile_fact(text: str, lex: ValidityLexicon) -> bool:
+    """A transient cue other than the words for "now" (the group that holds 现在)."""
+    return any(cues.find(text) for _, cues in lex.transient if not cues.find("现在"))
+
+
 class ValidityData:
     """The validity lexicon and promotion calendar, hot-reloaded (shipped files by default)."""
 
@@ -304,6 +313,21 @@ class ValidityData:
         )
 
     def tag(self, unit: MemoryUnit) -> MemoryUnit:
-        """The unit with its validity assigned from its own text and times."""
-        validity = assign_validity(unit.text, unit.times, unit.ts, self.lexicon.get(), self.calendar.get())
+        """The unit with its validity assigned from its own text and times.
+
+        An agent's promise keeps its deadline as a time, not as an end of validity: "明天中午前重新送到"
+        does not stop being true at noon, it becomes overdue (recall reads the deadline from `times`).
+        A question, complaint or request whose only transient cue is a word for "now" is not a
+        volatile fact: "现在能到账了吗" does not expire with "现在" the way "东莞仓目前停电，发货会延迟吗"
+        does (停电 is a fact about the warehouse, whoever asks).
+        """
+        lex = self.lexicon.get()
+        validity = assign_validity(unit.text, unit.times, unit.ts, lex, self.calendar.get())
+        if validity.effective_to is None or validity.validity_type == "periodic":
+            return unit.model_copy(update={"validity": validity})
+        asked = (
+            validity.validity_type == "transient" and unit.unit_type in _ASKING and not _volatile_fact(unit.text, lex)
+        )
+        if asked or is_agent_promise(unit.model_dump()):
+            validity = validity.model_copy(update={"effective_to": None, "validity_type": "permanent"})
         return unit.model_copy(update={"validity": validity})

@@ -17,7 +17,7 @@ from flows.runtime import embedder_over
 from flows.settings import Settings
 from operators.prefetch import PrefetchConfig, wanted_texts
 from schemas.events import ConversationEvent
-from schemas.memory import EmbeddedUnit
+from schemas.memory import EmbeddedUnit, turn_embedding_text
 from sinks.models.embedders import load_embedder
 from state.core.embedding import Matrix
 from state.normalise.turn import NormaliseConfig, normalise_turn
@@ -75,10 +75,10 @@ def test_wanted_texts_are_the_units_in_the_memory_mode_and_customer_turns_as_que
         normalise_turn(ConversationEvent.model_validate(event_dict(speaker_role=r, text=t)), NormaliseConfig())
         for r, t in TEXTS[:2]
     ]
-    assert wanted_texts(turns, PrefetchConfig()) == {"passage": [TEXTS[0][1], TEXTS[1][1]], "query": [TEXTS[0][1]]}
-    assert wanted_texts(turns, PrefetchConfig(memory_prefix="query", anchor_roles=())) == {
-        "query": [TEXTS[0][1], TEXTS[1][1]]
-    }
+    stored = [turn_embedding_text(turn.event.speaker, turn.event.text) for turn in turns]
+    memory = [TEXTS[0][1], stored[0], TEXTS[1][1], stored[1]]  # each unit's text, then the turn's store text
+    assert wanted_texts(turns, PrefetchConfig()) == {"passage": memory, "query": [TEXTS[0][1]]}
+    assert wanted_texts(turns, PrefetchConfig(memory_prefix="query", anchor_roles=())) == {"query": memory}
 
 
 @pytest.mark.parametrize("prefix", ["passage", "query"])
@@ -93,7 +93,8 @@ def test_each_text_reaches_the_model_once_a_mode_and_in_batches(
     if prefix == "query":
         assert {mode for mode, _ in model.calls} == {"query"}  # one vector per text for store, anchoring, recall
     for point in points:
-        expected = STATIC.query([point.unit.text]) if prefix == "query" else STATIC.passage([point.unit.text])
+        text = point.unit.embedding_text  # the whole turn with its speaker
+        expected = STATIC.query([text]) if prefix == "query" else STATIC.passage([text])
         np.testing.assert_allclose(point.vector, expected[0], atol=1e-6)
 
 

@@ -88,18 +88,51 @@ def test_expired_not_yet_valid_off_cycle_and_low_confidence_are_not_eligible() -
             validity=Validity(validity_type="periodic", cycle_pattern="weekdays"),
         ),
     ]
-    mask, decisions = validity_filter(_batch(units), monday, TABLES, needs_certainty=True, class_topics=None)
+    mask, decisions = validity_filter(_batch(units), monday, TABLES, needs_certainty=True)
     assert mask.tolist() == [False, False, False, False, True]
     assert sorted(d.decision for d in decisions) == ["expired", "expired", "expired", "low_confidence"]
-    mask, _ = validity_filter(_batch(units), monday, TABLES, needs_certainty=False, class_topics=None)
+    mask, _ = validity_filter(_batch(units), monday, TABLES, needs_certainty=False)
     assert mask.tolist() == [False, False, False, True, True]
 
 
-def test_each_class_sees_only_its_topics_and_untagged_memories() -> None:
-    units = [unit("a", n=1, topic="promotion"), unit("b", n=2, topic="logistics"), unit("c", n=3)]
-    q = analyse_query("我的快递到哪了", TABLES)
-    s = score_pool(q, _batch(units), TABLES, NOW)
-    assert s.eligible.tolist() == [False, True, True]
+def test_labels_are_evidence_not_gates() -> None:
+    units = [
+        unit("我们会给您补偿一张五十元优惠券，两天内发到您的账户", n=1, topic="promotion", unit_type="commitment"),
+        unit("快递明天到", n=2, topic="logistics"),
+        unit("快递到了吗", n=3),
+    ]
+    q = analyse_query("补偿什么时候能到账？", TABLES)
+    assert q.question_class == "after_sales"
+    s = score_pool(q, _batch(units, sims=[0.8, 0.8, 0.8]), TABLES, NOW)
+    assert s.eligible.all()  # a topic of another class never excludes
+    assert top_indices(s, 1) == [0]  # the mis-typed promise is found by its words
+    q2 = analyse_query("我的快递到哪了", TABLES)
+    s2 = score_pool(q2, _batch(units, sims=[0.8, 0.8, 0.8]), TABLES, NOW)
+    assert s2.topic.tolist() == [0.0, 1.0, 0.0]  # the class's topic is a small bonus
+
+
+def test_one_shared_character_is_a_small_lexical_share() -> None:
+    units = [unit("好的收到，会议时间改为周四", n=1), unit("两天内把补偿发到您的账户", n=2)]
+    q = analyse_query("补偿什么时候能到账？", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.8, 0.8]), TABLES, NOW)
+    assert s.lexical[0] < 0.05
+    assert s.lexical[1] > 3 * s.lexical[0]
+
+
+def test_acknowledgements_are_never_cues() -> None:
+    units = [unit("好的", n=1), unit("行吧。", n=2), unit("退款已经提交了", n=3)]
+    q = analyse_query("好的，退款呢", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.95, 0.95, 0.7]), TABLES, NOW)
+    assert top_indices(s, 1) == [2]
+    assert s.relevance[0] == s.relevance[1] == 0.0
+
+
+def test_the_floor_abstains_when_nothing_is_relevant() -> None:
+    units = [unit("周末去爬山了", n=1), unit("会议改到周四", n=2)]
+    q = analyse_query("我的退款到账了吗", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.81, 0.80]), TABLES, NOW, cosine_scale=(0.80, 0.92))
+    assert top_indices(s, 3) != []
+    assert top_indices(s, 3, floor=0.35) == []
 
 
 def test_same_problem_again_lifts_the_open_severe_complaint_over_chit_chat() -> None:

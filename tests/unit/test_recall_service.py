@@ -219,6 +219,9 @@ class _BrokenStore:
     def search(self, *args: object, **kwargs: object) -> list:
         raise StoreError("store is down")
 
+    def scroll(self, *args: object, **kwargs: object) -> list:
+        raise StoreError("store is down")
+
 
 class _BrokenRecent:
     def read(self, *args: object, **kwargs: object) -> list:

@@ -1,0 +1,233 @@
+"""Resolution and promises over time, read from one user's stored memories at recall time.
+
+Input: the user's memories (store payloads, any order, any session) and the question time.
+Output: one `IssueView` per memory whose status the timeline changes: an open complaint or
+request a later confirmation settled (`resolved`, with `resolved_at`), a settled one a new
+report of the same problem reopened, an agent's promise kept, or a promise whose deadline
+passed with no confirmation (`overdue`). State: none; the lexicon is a data file.
+
+Why at recall time and not in a keyed write-time step: the confirmation often arrives in a
+later session ("Great, I see the refund now" two days after the complaint), and sessions
+are the dataflow's key, so no keyed step sees both. The user's memories are read once per
+recall anyway (the lexical tier), so the timeline costs nothing extra, and a replay gives
+the same answer because only stored fields and the question's own time are used.
+
+The rule, deliberately simple and explainable:
+* a confirmation (a customer turn matching the lexicon, or typed `resolution_confirmation` by the
+  tagger) settles the open issue it answers:
+  the one sharing most words with it, ties to the most recent; the other open issues and
+  promises of that issue's session go with it (a complaint and the agent's promise about it
+  are one thread);
+* an agent saying it is done ("已为您取消", "Done, it now goes to …") settles the latest open
+  request of the same session (a complaint waits for the customer);
+* a later complaint or request sharing at least `reopen_min_overlap` words with a settled
+  issue reopens it;
+* an agent's promise (`state.units.promise`) with a time expression whose end has passed,
+  not settled, is overdue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from schemas.errors import ConfigurationError
+from state.core.hotfile import HotFile
+from state.recall.lexical import tokenize
+from state.units.promise import is_agent_promise, payload_deadline
+
+_ASKED = ("?", "？", "吗")
+DEFAULT_RESOLUTION = Path(__file__).resolve().parent / "resources" / "resolution.yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionLexicon:
+    confirmations: tuple[str, ...]
+    completions: tuple[str, ...]
+    still_waiting: tuple[str, ...]
+    status_questions: tuple[str, ...]
+    issue_types: frozenset[str]
+    reopen_min_overlap: int
+
+
+@dataclass(frozen=True, slots=True)
+class IssueView:
+    """What the timeline says about one memory."""
+
+    status: str  # "pending" | "resolved"
+    resolved_at: float | None  # epoch seconds
+    overdue: bool
+    reopened: bool
+    settled_by: str | None
+    promise: bool = False
+
+
+def _phrases(doc: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    section = doc.get(key)
+    if not isinstance(section, Mapping):
+        raise ConfigurationError(f"resolution lexicon: section {key!r} is missing or not a mapping")
+    out: list[str] = []
+    for lang, words in section.items():
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise ConfigurationError(f"resolution lexicon: {key}.{lang} must be a list of strings")
+        out.extend(w.lower() for w in words)
+    return tuple(out)
+
+
+def load_resolution(path: Path = DEFAULT_RESOLUTION) -> ResolutionLexicon:
+    """Read and validate the lexicon.
+
+    >>> "问题解决了" in load_resolution().confirmations
+    True
+    """
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigurationError(f"cannot read resolution lexicon {path}: {exc}") from exc
+    if not isinstance(doc, Mapping):
+        raise ConfigurationError(f"resolution lexicon {path} is not a mapping")
+    types = doc.get("issue_types")
+    if not isinstance(types, list) or not types:
+        raise ConfigurationError("resolution lexicon: issue_types must be a non-empty list")
+    try:
+        overlap = int(doc["reopen_min_overlap"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigurationError("resolution lexicon: reopen_min_overlap (an integer) is required") from exc
+    return ResolutionLexicon(
+        confirmations=_phrases(doc, "confirmations"),
+        completions=_phrases(doc, "completions"),
+        still_waiting=_phrases(doc, "still_waiting"),
+        status_questions=_phrases(doc, "status_questions"),
+        issue_types=frozenset(str(t) for t in types),
+        reopen_min_overlap=overlap,
+    )
+
+
+def resolution_file(path: Path = DEFAULT_RESOLUTION) -> HotFile[ResolutionLexicon]:
+    """The lexicon, re-read when the file changes."""
+    return HotFile((path,), load_resolution)
+
+
+def _epoch(value: object) -> float:
+    if isinstance(value, datetime):
+        return value.timestamp()
+    return datetime.fromisoformat(str(value)).timestamp()
+
+
+def is_confirmation(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A turn that says an earlier problem is settled.
+
+    >>> is_confirmation("Great, I see the refund now. Thanks!", load_resolution())
+    True
+    >>> is_confirmation("退款什么时候到？", load_resolution()), is_confirmation("现在能到账了吗", load_resolution())
+    (False, False)
+    """
+    lowered = text.lower()
+    if any(q in lowered for q in _ASKED):  # "现在能到账了吗" asks; it does not confirm
+        return False
+    return any(p in lowered for p in lexicon.confirmations)
+
+
+def asks_still_waiting(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A question about something that should have happened and has not.
+
+    >>> asks_still_waiting("上次说好的补偿到现在还没收到", load_resolution())
+    True
+    """
+    lowered = text.lower()
+    return any(p in lowered for p in lexicon.still_waiting)
+
+
+def asks_status(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A question about how an open matter stands (still-waiting questions included).
+
+    >>> asks_status("我的投诉处理得怎么样了？", load_resolution()), asks_status("Hi there", load_resolution())
+    (True, False)
+    """
+    lowered = text.lower()
+    return asks_still_waiting(text, lexicon) or any(p in lowered for p in lexicon.status_questions)
+
+
+def _is_issue(p: Mapping[str, Any], lexicon: ResolutionLexicon) -> bool:
+    return str(p.get("unit_type")) in lexicon.issue_types or p.get("resolution_status") == "pending"
+
+
+@dataclass(slots=True)
+class _Open:
+    mid: str
+    session: str
+    ts: float
+    tokens: frozenset[str]
+    promise: bool
+    deadline: float | None
+    resolved_at: float | None = None
+    settled_by: str | None = None
+    reopened: bool = False
+    request: bool = False
+
+
+def issue_views(
+    ids: Sequence[str],
+    payloads: Sequence[Mapping[str, Any]],
+    now: datetime,
+    lexicon: ResolutionLexicon,
+    stopwords: frozenset[str] = frozenset(),
+) -> dict[str, IssueView]:
+    """The status of every issue and promise in the user's timeline at `now` (see the module docstring)."""
+    t_now = now.timestamp()
+    order = sorted(range(len(ids)), key=lambda i: (_epoch(payloads[i]["ts"]), int(payloads[i].get("unit_index", 0))))
+    tracked: list[_Open] = []
+    for i in order:
+        p = payloads[i]
+        ts = _epoch(p["ts"])
+        if ts > t_now:
+            break
+        text = str(p.get("text", ""))
+        tokens = frozenset(tokenize(text, stopwords))
+        session = str(p.get("session_id"))
+        role = p.get("speaker_role")
+        confirmed = p.get("unit_type") == "resolution_confirmation" or is_confirmation(text, lexicon)
+        if role == "customer" and confirmed:
+            _settle(tracked, tokens, ts, ids[i])
+            continue
+        if role == "agent" and (confirmed or any(c in text.lower() for c in lexicon.completions)):
+            asked = [o for o in tracked if o.request and o.session == session and o.resolved_at is None]
+            if asked:
+                asked[-1].resolved_at, asked[-1].settled_by = ts, ids[i]
+        if _is_issue(p, lexicon) and role != "agent":
+            for item in tracked:
+                if item.resolved_at is not None and len(item.tokens & tokens) >= lexicon.reopen_min_overlap:
+                    item.resolved_at, item.settled_by, item.reopened = None, None, True
+            request = str(p.get("unit_type")) == "action_request"
+            tracked.append(_Open(ids[i], session, ts, tokens, promise=False, deadline=None, request=request))
+        elif is_agent_promise(p):
+            due = payload_deadline(p)
+            tracked.append(_Open(ids[i], session, ts, tokens, promise=True, deadline=due.timestamp() if due else None))
+    out: dict[str, IssueView] = {}
+    for item in tracked:
+        settled = item.resolved_at is not None
+        overdue = item.promise and not settled and item.deadline is not None and item.deadline < t_now
+        out[item.mid] = IssueView(
+            status="resolved" if settled else "pending",
+            resolved_at=item.resolved_at,
+            overdue=overdue,
+            reopened=item.reopened,
+            settled_by=item.settled_by,
+            promise=item.promise,
+        )
+    return out
+
+
+def _settle(tracked: list[_Open], tokens: frozenset[str], ts: float, by: str) -> None:
+    open_items = [o for o in tracked if o.resolved_at is None]
+    if not open_items:
+        return
+    target = max(open_items, key=lambda o: (len(o.tokens & tokens), o.ts))
+    for o in open_items:
+        if o is target or o.session == target.session:
+            o.resolved_at, o.settled_by = ts, by

@@ -1,0 +1,78 @@
+"""The evaluation harness pieces: honest baselines, the end-to-end scenario loader, the gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evals.baselines import Turn, TurnBaselines, rrf
+from evals.gate import compare
+from evals.scenarios_e2e import DATA, HALVES, Tally, checks, load
+from sinks.models.embedders import load_embedder
+
+
+def test_rrf_fuses_ranks() -> None:
+    assert rrf([["a", "b"], ["b", "c"]], 3) == ["b", "a", "c"]
+
+
+def test_baselines_see_one_users_earlier_turns_only() -> None:
+    turns = [
+        Turn("1", "u1", 100.0, "Customer", "my parcel is late"),
+        Turn("2", "u2", 100.0, "Customer", "my parcel is late"),
+        Turn("3", "u1", 900.0, "Customer", "my parcel is late again"),
+    ]
+    emb = load_embedder("static")
+    ranked = TurnBaselines(turns, emb).rank("parcel late", emb.query(["parcel late"])[0], "u1", 500.0, 3)
+    assert ranked == {"dense": ["1"], "bm25": ["1"], "rrf": ["1"]}
+
+
+@pytest.mark.parametrize("half", HALVES)
+def test_the_scenario_files_hold_what_their_readme_promises(half: str) -> None:
+    cases, events = load(DATA / f"{half}.yaml", half)
+    assert len(cases) >= 40
+    assert sum(1 for c in cases if not c.expect) >= 10
+    texts = {str(e["text"]) for e in events if e["user_id"] in {c.user for c in cases}}
+    for c in cases:
+        assert all(any(x in t for t in texts) for x in c.expect), c.sid
+    assert len({c.user for c in cases}) == len(cases)
+
+
+def test_a_bad_scenario_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "s.yaml"
+    bad.write_text(
+        "- {id: x, kind: none, lang: en, user: u, sessions: [{at: 2025-01-01 10:00, turns: [[z, hi]]}],"
+        " ask: {at: 2025-01-02 10:00, text: q}, expect: []}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="role"):
+        load(bad, "tuning")
+    bad.write_text("a: 1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="list of scenarios"):
+        load(bad, "tuning")
+
+
+def test_the_checks_read_the_figures() -> None:
+    ours, base = Tally(), Tally()
+    ours.p1, ours.hit3, ours.abstained_none = [True] * 10, [True] * 10, [True, True, False]
+    base.p1, base.hit3 = [True] * 7 + [False] * 3, [True] * 10
+    figures = {
+        "held_out": {
+            "recallflow": ours.summary(),
+            "dense": base.summary(),
+            "bm25": base.summary(),
+            "rrf": base.summary(),
+        }
+    }
+    verdicts = checks(figures, "held_out")
+    assert all(v for k, v in verdicts.items() if "0.80" not in k)
+    assert not verdicts["held_out: nothing-relevant cases without a cue >= 0.80"]
+    assert np.isnan(Tally().summary()["precision_at_1"])
+
+
+def test_the_gate_fails_on_a_drop_or_a_missing_figure() -> None:
+    recorded = {"e2e.p1": 0.9, "locomo.r5": 0.7}
+    assert compare({"e2e.p1": 0.89, "locomo.r5": 0.65}, recorded, ["e2e"], 0.02) == []
+    assert compare({"e2e.p1": 0.87}, recorded, ["e2e"], 0.02) == ["e2e.p1: 0.8700 < recorded 0.9000 - 0.02"]
+    assert compare({}, recorded, ["locomo"], 0.02) == ["locomo.r5: recorded 0.7000 but not measured"]

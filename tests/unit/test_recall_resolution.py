@@ -1,0 +1,93 @@
+"""Resolution over time from a user's timeline: settled, reopened, overdue; and its lexicon."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemas.errors import ConfigurationError
+from schemas.memory import TimeExpression
+from state.recall.resolution import asks_status, asks_still_waiting, issue_views, load_resolution
+from tests.recall_support import T0, unit
+
+LEX = load_resolution()
+
+
+def _views(units: list[Any], at_days: float = 10) -> dict[str, Any]:
+    payloads = [u.model_dump(mode="json") for u in units]
+    return issue_views([u.memory_id for u in units], payloads, T0 + timedelta(days=at_days), LEX)
+
+
+def _deadline(hours: float) -> TimeExpression:
+    at = T0 + timedelta(hours=hours)
+    return TimeExpression(original_form="两天内", start=T0, end=at, granularity="day", span=(0, 3), parser="test")
+
+
+def test_a_later_confirmation_in_another_session_settles_the_complaint() -> None:
+    complaint = unit("My card was charged twice for the July order", n=1, unit_type="complaint", session="s1")
+    thanks = unit("Great, I see the refund now. Thanks!", n=2, session="s2", ts=T0 + timedelta(days=2))
+    views = _views([complaint, thanks])
+    assert views[complaint.memory_id].status == "resolved"
+    assert views[complaint.memory_id].settled_by == thanks.memory_id
+    assert views[complaint.memory_id].resolved_at == pytest.approx((T0 + timedelta(days=2)).timestamp())
+
+
+def test_the_confirmation_settles_the_issue_it_shares_words_with() -> None:
+    june = unit("double charge on the June order", n=1, unit_type="complaint", session="s1")
+    screen = unit("the screen flickers", n=2, unit_type="complaint", session="s2", ts=T0 + timedelta(days=1))
+    thanks = unit("got the refund for the double charge, all good now", n=3, session="s3", ts=T0 + timedelta(days=2))
+    views = _views([june, screen, thanks])
+    assert views[june.memory_id].status == "resolved"
+    assert views[screen.memory_id].status == "pending"
+
+
+def test_a_new_report_of_the_same_problem_reopens_it() -> None:
+    first = unit("快递员把包裹扔在门口", n=1, unit_type="complaint", session="s1")
+    fixed = unit("问题解决了，谢谢", n=2, session="s1", ts=T0 + timedelta(hours=1))
+    again = unit("快递员又把包裹扔在门口", n=3, unit_type="complaint", session="s2", ts=T0 + timedelta(days=3))
+    views = _views([first, fixed, again])
+    assert views[first.memory_id].status == "pending"
+    assert views[first.memory_id].reopened
+    assert views[again.memory_id].status == "pending"
+
+
+def test_a_promise_past_its_deadline_is_overdue_until_confirmed() -> None:
+    promise = unit(
+        "我们会给您补偿五十元优惠券，两天内发到您的账户",
+        n=1,
+        speaker_role="agent",
+        commitment_strength=0.7,
+        times=(_deadline(48),),
+    )
+    assert _views([promise], at_days=1)[promise.memory_id].overdue is False
+    assert _views([promise], at_days=3)[promise.memory_id].overdue is True
+    kept = unit("优惠券已经收到了", n=2, session="s2", ts=T0 + timedelta(days=1))
+    view = _views([promise, kept], at_days=3)[promise.memory_id]
+    assert (view.status, view.overdue) == ("resolved", False)
+
+
+def test_an_agents_done_settles_the_open_request_of_its_session() -> None:
+    ask = unit("帮我预约下周三下午的保洁服务", n=1, unit_type="action_request")
+    done = unit("已为您预约6月4日下午2点的保洁。", n=2, speaker_role="agent")
+    assert _views([ask, done])[ask.memory_id].status == "resolved"
+
+
+def test_what_the_question_asks_for() -> None:
+    assert asks_still_waiting("Nobody called me about the technician", LEX)
+    assert asks_status("Any update on my problem?", LEX)
+    assert not asks_status("你们周末几点关门", LEX)
+
+
+def test_a_broken_lexicon_is_a_configuration_error(tmp_path: Path) -> None:
+    bad = tmp_path / "r.yaml"
+    bad.write_text("confirmations: [a]\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError):
+        load_resolution(bad)
+    bad.write_text("- not a mapping\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError):
+        load_resolution(bad)
+    with pytest.raises(ConfigurationError):
+        load_resolution(tmp_path / "missing.yaml")
