@@ -15,6 +15,9 @@ The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flo
 `run_batch` to the trigger's requests. Everything here is composition: the logic lives in
 state/, the I/O in sinks/. Isolation is enforced twice: by the store filter and again on
 every payload before scoring, so a backend bug cannot leak another tenant's memory.
+
+Kept whole at ~400 lines on purpose: it is one concept, the order of the steps above, and
+each method is one step of it; the logic of every step already lives in `state/recall/`.
 """
 
 from __future__ import annotations
