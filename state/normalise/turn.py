@@ -47,6 +47,7 @@ class Turn:
     segment_entropy: tuple[float, ...] = ()  # aligned with segments, 0–1
     unit_cut: tuple[UnitSpan, ...] = ()  # the memory units: atomic segments and merged low-entropy runs
     unit_emotion: tuple[tuple[float, float, float, float], ...] = ()  # per unit, lexicon + head (stress … cooperation)
+    unit_kinds: tuple[str, ...] = ()  # per unit, when the unit-type head was blended in (else the segments decide)
 
     # -- task state machine and validity: fields written by the task state machine --
     # The task state machine's verdict on this turn (stage, transition, goal anchor with a
