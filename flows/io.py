@@ -6,6 +6,7 @@ transport-level dead letters. `OutputSpec` holds the sinks the flow writes to.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,8 +27,9 @@ from schemas.raw import RawRecord
 from schemas.recall import RecallResult
 from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
-from sinks.files.jsonl_source import JsonlSource
+from sinks.files.jsonl_source import JsonlSource, Position
 from sinks.files.pacing import PacedSource
+from sinks.files.stopping import StoppableSource
 from sinks.kafka.source import KafkaReplaySource, Start, TransportError
 from state.metrics.windows import Decision
 
@@ -133,6 +135,7 @@ class KafkaReplayInput:
     rate: float | None = None
     batch_size: int = 500
     group_id: str | None = None
+    stop: threading.Event | None = None  # set: every partition ends (a clean stop of a live run)
 
     def attach(
         self, flow: Dataflow, clock: Callable[[], datetime]
@@ -143,6 +146,8 @@ class KafkaReplayInput:
         )
         if self.rate is not None:
             source = PacedSource(source, self.rate)
+        if self.stop is not None:
+            source = StoppableSource(source, self.stop)
         items = op.input("input", flow, source)
         raws = op.filter_map("as_raw", items, lambda i: i if isinstance(i, RawRecord) else None)
         errs = op.filter_map(
@@ -153,8 +158,14 @@ class KafkaReplayInput:
         return raws, errs
 
 
-def paced_file_input(path: Path, rate: float | None, batch_size: int = 64) -> SourceInput:
-    """A JSONL archive, at `rate` records per second when given (full speed otherwise)."""
+def paced_file_input(
+    path: Path, rate: float | None, batch_size: int = 64, stop: threading.Event | None = None
+) -> SourceInput:
+    """A JSONL archive, at `rate` records per second when given (full speed otherwise); it ends
+    early once `stop` is set."""
+    source: FixedPartitionedSource[RawRecord, Position]
     if rate is None:
-        return SourceInput(JsonlSource(path, batch_size))
-    return SourceInput(PacedSource(JsonlSource(path, max(1, min(batch_size, int(rate / 10)))), rate))
+        source = JsonlSource(path, batch_size)
+    else:
+        source = PacedSource(JsonlSource(path, max(1, min(batch_size, int(rate / 10)))), rate)
+    return SourceInput(StoppableSource(source, stop) if stop is not None else source)

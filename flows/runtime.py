@@ -113,7 +113,7 @@ def state_mirror_for(settings: Settings, mode: Mode) -> StateMirror:
 
 def kafka_config(cfg: KafkaSettings, *, consumer: bool) -> dict[str, str]:
     """librdkafka settings, security included (secrets unwrapped only here)."""
-    conf: dict[str, str] = {"security.protocol": cfg.security_protocol}
+    conf: dict[str, str] = {"security.protocol": cfg.security_protocol, "log_level": str(cfg.log_level)}
     if consumer:
         conf |= {
             "group.id": cfg.group_id,
@@ -163,9 +163,10 @@ OUTPUT_TOPICS: dict[str, str] = {
 
 
 def output_topics(settings: Settings) -> list[str]:
-    """Every topic the flow reads or writes (what `recallflow topics create` creates)."""
+    """Every topic the flow and the responder read or write (what `recallflow topics create` creates)."""
     cfg = settings.kafka
-    return [cfg.input_topic, *(getattr(cfg, attr) for attr in OUTPUT_TOPICS.values())]
+    flow = [cfg.input_topic, *(getattr(cfg, attr) for attr in OUTPUT_TOPICS.values())]
+    return [*flow, settings.responder.reflection_topic]
 
 
 def attach_topic_sinks(settings: Settings, outputs: OutputSpec) -> None:

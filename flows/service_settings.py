@@ -57,6 +57,13 @@ class KafkaSettings(Section):
     sasl_username: str | None = None
     sasl_password: SecretStr | None = None
     ssl_ca_location: str | None = None
+    log_level: int = Field(
+        default=2,
+        ge=0,
+        le=7,
+        description="librdkafka's own stderr log, as a syslog level: 2 keeps its per-retry connection lines out "
+        "(failures still surface as errors); `recallflow --debug` raises it to 7",
+    )
 
 
 class DeadLetterSettings(Section):

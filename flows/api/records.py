@@ -183,9 +183,12 @@ class SessionRecords:
     # -- lookups (always by tenant) -------------------------------------------------------
 
     def sessions(self, tenant_id: str) -> set[str]:
+        """The tenant's sessions that have task states: turns the flow processed.
+
+        Recall results do not make a session: a recall request may name any session id.
+        """
         self.refresh()
-        keys = (*self._states, *self._recalls, *self._added)
-        return {s for t, s in keys if t == tenant_id}
+        return {s for t, s in self._states if t == tenant_id}
 
     def states(self, tenant_id: str, session_id: str) -> list[SessionState]:
         """Every state the session went through, in log order (one per turn, plus archive clears)."""

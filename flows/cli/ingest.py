@@ -5,20 +5,19 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated
 
 import typer
-from bytewax.outputs import DynamicSink, StatelessSinkPartition
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from flows.build import build_flow
 from flows.cli.app import app, console
-from flows.cli.ops import kafka_client_config
+from flows.cli.ops import kafka_client_config, kafka_connection
+from flows.cli.progress import INTERRUPTED_EXIT, LagProbe, RunLine, Tally, TallySink, stop_on_signal, summary_table
 from flows.io import InputSpec, KafkaReplayInput, paced_file_input
 from flows.runtime import (
     anchor_embedder_for,
@@ -33,61 +32,10 @@ from flows.runtime import (
     state_mirror_for,
 )
 from flows.settings import Settings
-from schemas.deadletter import DeadLetter
 from schemas.events import as_utc
-from schemas.session import ArchivedTask, SessionState
-from sinks.kafka.source import Start
+from sinks.kafka.admin import ProduceReport, consumer_lag
+from sinks.kafka.source import Start, list_partitions
 from sinks.store.base import StoreFilter
-
-T = TypeVar("T")
-
-
-class _Tally:
-    """Counts what the flow emitted, for the progress bar and the summary table."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.events = 0
-        self.sessions: set[str] = set()
-        self.seen: set[tuple[str, str]] = set()
-        self.dead: Counter[str] = Counter()
-        self.archived = 0
-
-
-class _TallyPartition(StatelessSinkPartition[T], Generic[T]):
-    def __init__(self, tally: _Tally, progress: Progress | None, task: TaskID | None) -> None:
-        self._tally, self._progress, self._task = tally, progress, task
-
-    def write_batch(self, items: list[T]) -> None:
-        lines = 0
-        with self._tally.lock:
-            for item in items:
-                if isinstance(item, DeadLetter):
-                    self._tally.dead[item.error_type] += 1
-                    lines += 1
-                elif isinstance(item, ArchivedTask):
-                    self._tally.archived += 1
-                elif isinstance(item, SessionState) and item.last_event_id is not None:
-                    # Archiving and timers re-emit a session's state: count each event once.
-                    key = (item.session_id, item.last_event_id)
-                    if key in self._tally.seen:
-                        continue
-                    self._tally.seen.add(key)
-                    self._tally.events += 1
-                    self._tally.sessions.add(item.session_id)
-                    lines += 1
-        if self._progress is not None and self._task is not None and lines:
-            self._progress.update(self._task, advance=lines)
-
-
-class _TallySink(DynamicSink[T], Generic[T]):
-    """Counts dead letters, archived tasks and session states; one per output, all on one tally."""
-
-    def __init__(self, tally: _Tally, progress: Progress | None = None, task: TaskID | None = None) -> None:
-        self._args = (tally, progress, task)
-
-    def build(self, step_id: str, worker_index: int, worker_count: int) -> _TallyPartition[T]:
-        return _TallyPartition(*self._args)
 
 
 def _count_lines(path: Path) -> int:
@@ -122,26 +70,30 @@ def replay(
     if offset is not None and since is not None:
         raise typer.BadParameter("--offset and --since exclude each other")
     rate = rate if rate is not None else settings.replay.rate
+    open_store(settings)  # a store held by a running `serve`: say so before the flow starts
     embedder = embedder_for(settings)
     mirror = state_mirror_for(settings, "replay")
     recent = recent_actions_for(settings, "replay")
     outputs = outputs_for(settings, "replay", mirror, embedder, recent)
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
-    tally = _Tally()
+    stop = threading.Event()
     if file is not None:
-        source: InputSpec = paced_file_input(file, rate, settings.replay.batch_size)
+        source: InputSpec = paced_file_input(file, rate, settings.replay.batch_size, stop=stop)
         total: int | None = _count_lines(file)
         name = file.name
     else:
         start: Start = offset if offset is not None else (as_utc(since) if since is not None else "beginning")
-        source = KafkaReplayInput(kafka_client_config(settings), topic or "", start=start, tail=False, rate=rate)
+        list_partitions(kafka_client_config(settings), topic or "")  # a missing topic or broker: say so now
+        source = KafkaReplayInput(
+            kafka_client_config(settings), topic or "", start=start, tail=False, rate=rate, stop=stop
+        )
         total, name = None, f"topic {topic}"
-    started = time.perf_counter()
-    with Progress(TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console) as bar:
+    tally = Tally()
+    columns = (TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as bar, stop_on_signal(stop, console):
         task = bar.add_task("replay", total=total)
-        outputs.deadletters.append(_TallySink(tally, bar, task))
-        outputs.states.append(_TallySink(tally, bar, task))
-        outputs.archived.append(_TallySink(tally, bar, task))
+        for sinks in (outputs.deadletters, outputs.states, outputs.archived):
+            sinks.append(TallySink(tally, bar, task))
         flow = build_flow(
             settings,
             source,
@@ -151,27 +103,22 @@ def replay(
             recall=recall,
         )
         execute(flow, settings, workers=workers)
-    elapsed = time.perf_counter() - started
     store = open_store(settings)
-    table = Table(title=f"replay of {name}")
-    table.add_column("what")
-    table.add_column("value", justify="right")
-    table.add_row("lines read", str(total) if total is not None else str(tally.events + sum(tally.dead.values())))
-    table.add_row("events processed", str(tally.events))
-    table.add_row("sessions", str(len(tally.sessions)))
-    table.add_row("dead letters", ", ".join(f"{k}: {v}" for k, v in sorted(tally.dead.items())) or "0")
-    table.add_row("dead-letter file", str(settings.deadletter.path))
-    table.add_row("archived tasks", f"{tally.archived} ({settings.task.archived_path})")
-    if recall is not None:
-        table.add_row("recall results", str(settings.deadletter.path.parent / "recall.jsonl"))
-    if settings.metrics.enabled:
-        table.add_row("metrics windows", str(settings.metrics.path))
-    table.add_row(f"memories in store ({settings.store.backend})", str(store.count()))
-    table.add_row("elapsed", f"{elapsed:.2f} s ({tally.events / elapsed:.1f} events/s)")
+    table = summary_table(
+        f"replay of {name}",
+        tally,
+        settings,
+        lines_read=total,
+        stored=store.count(),
+        with_recall=recall is not None,
+        stopped=stop.is_set(),
+    )
     console.print(table)
     if show:
         _print_units(store.scroll(StoreFilter(), limit=show))
     close_stores()
+    if stop.is_set():
+        raise typer.Exit(INTERRUPTED_EXIT)
 
 
 def _print_units(hits: list) -> None:  # type: ignore[type-arg]
@@ -208,10 +155,15 @@ def run(
     RECALLFLOW_RECOVERY__SNAPSHOT_INTERVAL_S and resumes from the last snapshot after a kill.
     """
     settings = Settings()
+    if not until_end:  # a stopped live run is not the end of its conversations: keep tasks open
+        settings = settings.model_copy(update={"task": settings.task.model_copy(update={"archive_on_eof": False})})
+    open_store(settings)  # a store held by a running `serve`: say so before the flow starts
     embedder = embedder_for(settings)
     recent = recent_actions_for(settings, "run")
     outputs = outputs_for(settings, "run", state_mirror_for(settings, "run"), embedder, recent)
     recall = recall_service_for(settings, embedder, recent=recent) if settings.recall.enabled else None
+    stop = threading.Event()
+    list_partitions(kafka_client_config(settings), settings.kafka.input_topic)  # missing topic or broker: say so now
     source = KafkaReplayInput(
         kafka_client_config(settings),
         settings.kafka.input_topic,
@@ -219,7 +171,11 @@ def run(
         tail=not until_end,
         group_id=settings.kafka.group_id,  # read position committed for `recallflow lag`
         rate=rate,
+        stop=stop,
     )
+    tally = Tally()
+    for sinks in (outputs.deadletters, outputs.states, outputs.archived):
+        sinks.append(TallySink(tally))
     flow = build_flow(
         settings,
         source,
@@ -228,23 +184,47 @@ def run(
         anchor_embedder=anchor_embedder_for(settings, embedder),
         recall=recall,
     )
-    execute(flow, settings, workers=workers, process_id=process_id, addresses=addresses or None)
+    conn = kafka_connection(settings)
+    lag = LagProbe(lambda: consumer_lag(conn, settings.kafka.group_id, settings.kafka.input_topic)).start()
+    try:
+        with Live(RunLine(tally, lag, stop), console=console, refresh_per_second=2), stop_on_signal(stop, console):
+            execute(flow, settings, workers=workers, process_id=process_id, addresses=addresses or None)
+    finally:
+        lag.stop()
+    title = f"run on {settings.kafka.input_topic} ({settings.kafka.bootstrap_servers})"
+    stored = open_store(settings).count()
+    console.print(summary_table(title, tally, settings, lines_read=None, stored=stored, with_recall=recall is not None))
+    close_stores()
+    if stop.is_set():
+        console.print("stopped: the next `recallflow run` continues from the committed offsets")
+        raise typer.Exit(INTERRUPTED_EXIT)
 
 
 @app.command()
 def produce(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)]) -> None:
     """Send a JSONL file to the input topic, keyed by session id."""
-    from sinks.kafka.admin import KafkaConnection, produce_jsonl
+    from sinks.kafka.admin import produce_jsonl
 
     settings = Settings()
-    cfg = settings.kafka
-    conn = KafkaConnection(
-        bootstrap_servers=cfg.bootstrap_servers,
-        security_protocol=cfg.security_protocol,
-        sasl_mechanism=cfg.sasl_mechanism,
-        sasl_username=cfg.sasl_username,
-        sasl_password=cfg.sasl_password.get_secret_value() if cfg.sasl_password else None,
-        ssl_ca_location=cfg.ssl_ca_location,
-    )
-    report = produce_jsonl(conn, cfg.input_topic, file)
-    console.print(report)
+    report = produce_jsonl(kafka_connection(settings), settings.kafka.input_topic, file)
+    console.print(produce_sentence(report, file.name), highlight=False)
+
+
+def produce_sentence(report: ProduceReport, name: str) -> str:
+    """`produce`'s one-line summary.
+
+    >>> produce_sentence(ProduceReport(topic="t", sent=3, unkeyed=0, blank=2), "a.jsonl")
+    'sent 3 records from a.jsonl to topic t (2 blank lines skipped)'
+    >>> produce_sentence(ProduceReport(topic="t", sent=1, unkeyed=1, blank=0), "a.jsonl")
+    'sent 1 record from a.jsonl to topic t (1 without a session id: the flow will dead-letter it)'
+    """
+    notes = []
+    if report.unkeyed:
+        notes.append(
+            f"{report.unkeyed} without a session id: the flow will dead-letter "
+            + ("it" if report.unkeyed == 1 else "them")
+        )
+    if report.blank:
+        notes.append(f"{report.blank} blank line{'s' if report.blank != 1 else ''} skipped")
+    tail = f" ({'; '.join(notes)})" if notes else ""
+    return f"sent {report.sent} record{'s' if report.sent != 1 else ''} from {name} to topic {report.topic}{tail}"

@@ -22,7 +22,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from flows.cli.app import console
+from flows.cli.app import console, err_console
 from flows.runtime import init_recovery, kafka_config, output_topics, recovery_partitions
 from flows.settings import Settings
 from schemas.events import as_utc
@@ -42,6 +42,7 @@ def kafka_connection(settings: Settings) -> KafkaConnection:
         sasl_username=cfg.sasl_username,
         sasl_password=cfg.sasl_password.get_secret_value() if cfg.sasl_password else None,
         ssl_ca_location=cfg.ssl_ca_location,
+        log_level=cfg.log_level,
     )
 
 
@@ -211,6 +212,15 @@ def transcribe(
         tenant_id=tenant,
         user_id=user,
     )
+    if not events:
+        seconds = transcript.duration_ms / 1000
+        err_console.print(
+            f"no speech found in {audio.name} ({seconds:.1f} s of audio, language {transcript.language}): "
+            "nothing written; check the file, or pass --language",
+            highlight=False,
+            markup=False,
+        )
+        raise typer.Exit(1)
     lines = "".join(ev.model_dump_json(exclude_none=True) + "\n" for ev in events)
     if out is None:
         sys.stdout.write(lines)

@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from flows.cli.app import app, console
 from flows.runtime import (
@@ -21,7 +23,7 @@ from flows.settings import Settings
 from flows.state_view import archived_tasks, as_json, last_state, render
 from schemas.errors import StateMirrorError
 from schemas.events import as_utc
-from schemas.recall import ContextTurn, RecallRequest, RecallResult
+from schemas.recall import ContextTurn, Cue, RecallRequest, RecallResult
 from sinks.redis.state_mirror import RedisStateMirror
 
 
@@ -53,6 +55,19 @@ def state(
         render(console, current, archived, where)
 
 
+def parse_time(text: str, option: str) -> datetime:
+    """An ISO 8601 time from the command line (UTC when it has no offset), or a clear usage error.
+
+    >>> parse_time("2026-11-30T09:00:00+08:00", "--at").isoformat()
+    '2026-11-30T01:00:00+00:00'
+    """
+    try:
+        return as_utc(datetime.fromisoformat(text.strip()))
+    except (ValueError, OverflowError) as exc:
+        msg = f"{text!r} is not an ISO 8601 time; e.g. 2026-11-30T09:00:00+08:00 (no offset: UTC)"
+        raise typer.BadParameter(msg, param_hint=option) from exc
+
+
 def _context(items: list[str], at: datetime) -> tuple[ContextTurn, ...]:
     """`role:text` items (role customer|agent|third_party; default customer), oldest first."""
     turns = []
@@ -64,30 +79,52 @@ def _context(items: list[str], at: datetime) -> tuple[ContextTurn, ...]:
     return tuple(turns)
 
 
-def _print_result(result: RecallResult, debug: bool) -> None:
-    table = Table(title=f"recall [{result.question_class}]: {result.query_text}", show_lines=True)
-    for col in ("cue", "tier", "score", "css", "components", "text", "why"):
-        table.add_column(col, overflow="fold")
-    for c in result.cues:
-        comp = c.components
-        parts = (
-            f"emotion {comp.emotion_match:.2f}  time {comp.time_proximity:.2f}  severity {comp.severity:.2f}\n"
-            f"gap {comp.resolution_gap:.2f}  commit {comp.commitment_strength:.2f}\n"
-            f"semantic {comp.semantic:.2f}  lexical {comp.lexical:.2f}  "
-            f"person {comp.person:.0f}  entity {comp.entity:.0f}"
-        )
-        flag = " (fallback)" if c.is_fallback else ""
-        table.add_row(c.cue_id, c.tier, f"{c.score:.3f}", f"{comp.css:.3f}", parts, c.text + flag, c.explanation)
-    console.print(table)
+WIDE = 120  # from this many columns on, the cues are one table; below, one block per cue
+
+
+def _components(c: Cue) -> str:
+    comp = c.components
+    return (
+        f"emotion {comp.emotion_match:.2f}  time {comp.time_proximity:.2f}  severity {comp.severity:.2f}  "
+        f"gap {comp.resolution_gap:.2f}  commit {comp.commitment_strength:.2f}  "
+        f"semantic {comp.semantic:.2f}  lexical {comp.lexical:.2f}  "
+        f"person {comp.person:.0f}  entity {comp.entity:.0f}"
+    )
+
+
+def print_result(result: RecallResult, debug: bool, out: Console) -> None:
+    """The cues with their components and explanations; word-wrapped to the terminal, never cut."""
+    title = f"recall [{result.question_class}]: {result.query_text}"
+    if out.width >= WIDE:
+        table = Table(title=Text(title), show_lines=True)
+        for col in ("cue", "tier", "score", "css", "components", "text", "why"):
+            table.add_column(col, overflow="fold")
+        for c in result.cues:
+            flag = " (fallback)" if c.is_fallback else ""
+            row = (c.cue_id, c.tier, f"{c.score:.3f}", f"{c.components.css:.3f}", _components(c))
+            table.add_row(*row, Text(c.text + flag), Text(c.explanation))
+        out.print(table)
+    else:
+        out.print(Text(title, style="bold"))
+        for rank, c in enumerate(result.cues, start=1):
+            flag = "  (fallback)" if c.is_fallback else ""
+            head = f"#{rank} {c.cue_id}  tier {c.tier}  score {c.score:.3f}  css {c.components.css:.3f}{flag}"
+            block = Table(title=Text(head), title_justify="left", show_header=False, box=None, padding=(0, 1))
+            block.add_column("what", style="dim", no_wrap=True)
+            block.add_column("value", overflow="fold", ratio=1)
+            block.add_row("text", Text(c.text))
+            block.add_row("why", Text(c.explanation))
+            block.add_row("score", _components(c))
+            out.print(block)
     if not result.cues:
-        console.print("no memory passed the filters for this user at this time")
+        out.print("no memory passed the filters for this user at this time")
     for d in result.validity_decisions:
         if d.decision != "kept":
-            console.print(f"validity: {d.decision} {d.memory_id[:8]} {d.detail}")
+            out.print(f"validity: {d.decision} {d.memory_id[:8]} {d.detail}", markup=False)
     for e in result.evidence_chain:
-        console.print(f"evidence: {e.winner} beats {e.loser} ({(e.memory_id or '')[:8]}): {e.detail}")
+        out.print(f"evidence: {e.winner} beats {e.loser} ({(e.memory_id or '')[:8]}): {e.detail}", markup=False)
     if debug:
-        console.print(result.debug_marker, markup=False)
+        out.print(result.debug_marker, markup=False)
 
 
 @app.command()
@@ -110,7 +147,7 @@ def recall(
     embedder = embedder_for(settings)
     recent = recent_actions_for(settings, "run") if settings.redis.enabled else None
     service = recall_service_for(settings, embedder, recent=recent)
-    when = as_utc(datetime.fromisoformat(at)) if at else datetime.now(tz=UTC)
+    when = parse_time(at, "--at") if at else datetime.now(tz=UTC)
     request = RecallRequest(
         query_event_id=f"cli-{when.timestamp():.0f}",
         session_id=session,
@@ -126,7 +163,7 @@ def recall(
     if as_json:
         console.print_json(result.model_dump_json())
     else:
-        _print_result(result, debug)
+        print_result(result, debug, console)
     close_stores()
 
 

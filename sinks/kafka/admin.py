@@ -81,6 +81,7 @@ class KafkaConnection:
     sasl_username: str | None = None
     sasl_password: str | None = field(default=None, repr=False)
     ssl_ca_location: str | None = None
+    log_level: int | None = None  # librdkafka's stderr log (syslog level); None: its default
 
     def __post_init__(self) -> None:
         # Fail at start, not at the first produce deep inside a running flow.
@@ -114,6 +115,7 @@ class KafkaConnection:
             "sasl.username": self.sasl_username,
             "sasl.password": self.sasl_password,
             "ssl.ca.location": self.ssl_ca_location,
+            "log_level": None if self.log_level is None else str(self.log_level),
         }
         config.update({k: v for k, v in optional.items() if v is not None})
         return config

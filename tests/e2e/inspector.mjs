@@ -1,6 +1,7 @@
 // End-to-end check of the inspector page in Debian's headless chromium (driven by playwright-core).
 // Usage: node inspector.mjs --url http://127.0.0.1:PORT --session demo-zh --marker '[DEBUG:cue=…]'
 //          --cue CUE-xxxxxxxx --screenshot out.png --profile /tmp/fresh-dir [--chromium /usr/bin/chromium]
+//          [--slashed 'a/b' (a session id with a slash: open it too)]
 // Prints one JSON line with what it saw; exits non-zero on the first failed step.
 import { chromium } from "playwright-core";
 
@@ -45,6 +46,17 @@ try {
   seen.intentBars = await page.locator("#turns .unit .bars").count();
   seen.stateRows = await page.locator("#state-view tr").count();
   step("session opened");
+
+  if (a.slashed) {
+    await page.locator(`#sessions li[data-session="${a.slashed}"]`).click();
+    await page.locator(`#turns .turn .meta:has-text("${a.slashed}-0")`).waitFor();
+    seen.slashedTurns = await page.locator("#turns .turn").count();
+    seen.slashedHash = new URL(page.url()).hash;
+    step("slashed session opened");
+    await page.locator(`#sessions li[data-session="${a.session}"]`).click();
+    await page.locator("#session-title", { hasText: a.session }).waitFor();
+    await page.locator("#turns .turn").first().waitFor();
+  }
 
   await page.locator("#marker").fill(a.marker);
   await page.locator("#marker-form button").click();

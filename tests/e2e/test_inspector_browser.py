@@ -28,6 +28,22 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 pytestmark = pytest.mark.browser
 
+SLASHED = "crosswoz-val/11290"
+SLASHED_EVENTS = [
+    {
+        "event_id": f"{SLASHED}-{i}",
+        "session_id": SLASHED,
+        "tenant_id": "acme",
+        "user_id": "u-wu",
+        "ts": f"2026-11-30T10:0{i}:00Z",
+        "speaker_role": role,
+        "text": text,
+    }
+    for i, (role, text) in enumerate(
+        [("customer", "帮我找一家北京的五星级酒店。"), ("agent", "好的，王府井希尔顿酒店可以吗？")]
+    )
+]
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -68,6 +84,19 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
         check=False,
     )
     assert replay.returncode == 0, replay.stdout + replay.stderr
+    # A dialogue whose session id has a slash, as every CrossWOZ and DailyDialog id does.
+    slashed = tmp / "slashed.jsonl"
+    slashed.write_text("".join(json.dumps(ev, ensure_ascii=False) + "\n" for ev in SLASHED_EVENTS), encoding="utf-8")
+    more = subprocess.run(
+        [sys.executable, "-m", "flows.cli", "replay", str(slashed)],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert more.returncode == 0, more.stdout + more.stderr
     port = _free_port()
     log = (tmp / "serve.log").open("w")
     server = subprocess.Popen(
@@ -126,6 +155,8 @@ def test_inspector_opens_a_session_and_jumps_to_a_pasted_marker(served: tuple[st
             f"the answer text {marker}",
             "--cue",
             top,
+            "--slashed",
+            SLASHED,
             "--screenshot",
             str(shot),
             "--profile",
@@ -144,11 +175,13 @@ def test_inspector_opens_a_session_and_jumps_to_a_pasted_marker(served: tuple[st
     assert seen["steps"] == [
         "sessions listed",
         "session opened",
+        "slashed session opened",
         "marker found its recall",
         "health panel shown",
         "screenshot",
     ]
-    assert seen["sessions"] == 3
+    assert seen["sessions"] == 4
+    assert seen["slashedTurns"] == len(SLASHED_EVENTS)
     assert seen["turns"] == 3
     assert seen["units"] >= 3
     assert seen["intentBars"] >= 3

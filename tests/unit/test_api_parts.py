@@ -160,7 +160,7 @@ def test_records_index_recalls_by_tenant_and_marker(tmp_path: Path) -> None:
     )
     rec = SessionRecords(state_log=None, archived_log=None, recall_logs=[path], interval_s=0)
     assert [r.query_event_id for r in rec.recalls("t1", "s")] == ["q1"]  # written twice, indexed once
-    assert rec.sessions("t2") == {"s"}
+    assert rec.sessions("t2") == set()  # a recall alone does not make a session
     assert [r.query_event_id for r in rec.find_marker("t1", DebugMarker("CUE-3f2a9c1e", 0.871))] == ["q1"]
     assert rec.find_marker("t1", DebugMarker("CUE-3f2a9c1e", 0.5)) == []
     assert [r.query_event_id for r in rec.find_marker("t1", DebugMarker("CUE-3f2a9c1e", None))] == ["q1"]

@@ -113,7 +113,8 @@ def test_every_topic_backed_output_gets_its_topic(static_embedder: Embedder) -> 
     assert all(len(getattr(outputs, name)) == 1 for name in ("deadletters", "memory_units", "metrics"))
     topics = output_topics(settings)
     assert topics[0] == settings.kafka.input_topic
-    assert len(topics) == len(set(topics)) == 8
+    assert len(topics) == len(set(topics)) == 9
+    assert settings.responder.reflection_topic in topics  # the responder writes it: created with the rest
 
 
 def test_replay_start_specs_are_validated() -> None:
