@@ -110,9 +110,10 @@ def write_filters_ii(
             weight=tcfg.head_emotion_weight if head is not None else 0.0,
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
-        if not isinstance(embedder, MemoEmbedder):
-            embedder = MemoEmbedder(embedder)  # the unit-type head and the store read one vector per unit
         type_head = unit_type_head(settings, embedder)
+        if type_head is not None and not isinstance(embedder, MemoEmbedder):
+            embedder = MemoEmbedder(embedder)  # the unit-type head and the store read one vector per unit
+            type_head.bind(embedder)
         emotion_config = replace(emotion_config, type_blend=TypeBlend(min_margin=tcfg.type_head_margin))
         with_closings: KeyedStream[Turn | SessionClosed] = op.merge("units_and_closings", cut, closed)
         cut = unit_emotion(
