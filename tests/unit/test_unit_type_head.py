@@ -4,14 +4,16 @@ win, the head decides the rest when sure), wired so it reads the store's vector.
 from __future__ import annotations
 
 import json
+import pickle
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from flows.settings import Settings
+from flows.settings import Settings, TaggingSettings
 from flows.tagging_stage import unit_type_head
 from operators.unit_emotion import UnitEmotionConfig, _UnitEmotionLogic
 from schemas.errors import ConfigurationError
@@ -55,7 +57,7 @@ class NamedEmbedder:
         self.calls += 1
         rng = np.random.default_rng(len(texts))
         rows = rng.normal(size=(len(texts), self.dim))
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        return np.asarray(rows / np.linalg.norm(rows, axis=1, keepdims=True))
 
     query = passage
 
@@ -135,7 +137,7 @@ def test_flow_uses_the_head_only_on_the_model_it_was_trained_on() -> None:
     bound.predict(["x"], ["customer"])
     assert same.calls == 1  # through the store's embedder, not one of its own
     assert unit_type_head(Settings(), NamedEmbedder("tokenlearn-static-model/model2vec", 64)) is None
-    assert unit_type_head(Settings(tagging={"type_head": "none"}), same) is None
+    assert unit_type_head(Settings(tagging=TaggingSettings(type_head="none")), same) is None
 
 
 def test_training_separates_classes_and_rejects_unknown_types(tmp_path: Path) -> None:
@@ -158,3 +160,15 @@ def test_training_examples_share_no_sentence_with_the_evaluation_sets() -> None:
         for line in gold.read_text(encoding="utf-8").splitlines():
             turns = json.loads(line)["turns"]
             assert not train & {key(t[1]) for t in turns}, gold.name
+
+
+def test_a_turn_snapshotted_before_unit_kinds_existed_restores() -> None:
+    turn = type_units(tagged("昨天晚上十一点左右，我在睡觉。"), FixedHead(["complaint", "statement"], [0.95, 0.05]))
+    restored = pickle.loads(pickle.dumps(turn))
+    assert restored == turn
+    old_state = [getattr(turn, f.name) for f in fields(Turn)][:-1]  # the fields a turn had before unit_kinds
+    old = object.__new__(Turn)
+    old.__setstate__(old_state)
+    assert old.unit_kinds == ()
+    assert old.task == turn.task
+    assert old.unit_emotion == turn.unit_emotion
