@@ -1,7 +1,7 @@
 """Coreference accuracy on the CrossWOZ dev referring turns.
 
     python -m evals.coref_crosswoz [--data ../shared/data/dev/crosswoz/coref_entity.jsonl] [--show-errors N]
-        [--labels raw|current]
+        [--labels raw|current] [--half A|B]
 
 Replays every dialogue's turns (events.jsonl beside the data file) in order through the pure
 coreference state (`state.coref.resolver.resolve_turn`, the same code the flow runs) and, for each
@@ -20,6 +20,10 @@ Two label sets are scored, always both:
   labels (15 %) name an entity the dialogue has left ("这个酒店的地址" right after the agent
   recommended 北京美第奇精选酒店 is labelled 北京京仪大酒店). The `current` labels keep every other
   label as shipped.
+
+The dialogues are split in two halves by a hash of the session id (`evals.stress_halves.half_of`):
+`A` is where rules are tuned, `B` is held out and only reported. Both halves are printed, each
+against both label sets; `--show-errors` reads half A only unless `--half B` is given.
 """
 
 from __future__ import annotations
@@ -33,12 +37,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from evals.devdata import dev_data_root
+from evals.stress_halves import half_of
 from schemas.memory import CorefAnchor
 from state.core.language import clean_text, language_mix, split_sentences
 from state.coref.lexicon import load_coref_lexicon
 from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
 
 DEFAULT = dev_data_root() / "crosswoz" / "coref_entity.jsonl"
+
+
+HALVES = ("A", "B")
+
+
+@dataclass(frozen=True, slots=True)
+class HalfScore:
+    """Right answers of one half of the dialogues against the current and the shipped labels."""
+
+    current: int
+    raw: int
+    total: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +66,7 @@ class CorefScore:
     current: int
     total: int
     relabelled: int
+    halves: dict[str, HalfScore]
 
 
 def chosen_entity(anchors: tuple[CorefAnchor, ...]) -> str | None:
@@ -94,7 +112,7 @@ def current_labels(data: Path, gold: dict[str, dict[str, str]]) -> dict[str, str
     return {turn_id: current.get(turn_id, row["gold_entity"]) for turn_id, row in gold.items()}
 
 
-def evaluate(data: Path, *, show_errors: int = 0, labels: str = "current") -> CorefScore:
+def evaluate(data: Path, *, show_errors: int = 0, labels: str = "current", errors_half: str = "A") -> CorefScore:
     events_path = data.parent / "events.jsonl"
     gold = {row["turn_id"]: row for row in map(json.loads, data.read_text(encoding="utf-8").splitlines())}
     current = current_labels(data, gold)
@@ -104,9 +122,10 @@ def evaluate(data: Path, *, show_errors: int = 0, labels: str = "current") -> Co
         sessions[row["session_id"]].append(row)
     lexicon = load_coref_lexicon().get()
     config = CorefConfig()
-    raw_right = current_right = 0
+    counts = {half: [0, 0, 0] for half in HALVES}  # current right, raw right, total
     errors: list[str] = []
-    for turns in sessions.values():
+    for session, turns in sessions.items():
+        half = HALVES[half_of(session)]
         state: CorefState | None = None
         for row in turns:
             text = clean_text(row["text"], language_mix(row["text"]))
@@ -116,15 +135,19 @@ def evaluate(data: Path, *, show_errors: int = 0, labels: str = "current") -> Co
             if expected is None:
                 continue
             got = chosen_entity(anchors)
-            raw_right += same_name(got, expected["gold_entity"])
-            current_right += same_name(got, current[row["turn_id"]])
+            counts[half][0] += same_name(got, current[row["turn_id"]])
+            counts[half][1] += same_name(got, expected["gold_entity"])
+            counts[half][2] += 1
             want = expected["gold_entity"] if labels == "raw" else current[row["turn_id"]]
-            if not same_name(got, want) and len(errors) < show_errors:
+            if half == errors_half and not same_name(got, want) and len(errors) < show_errors:
                 errors.append(f"{row['turn_id']} {row['text']!r}: expected {want!r}, got {got!r}")
     for line in errors:
         print(line)
     relabelled = sum(not same_name(current[t], row["gold_entity"]) for t, row in gold.items())
-    return CorefScore(raw_right, current_right, len(gold), relabelled)
+    halves = {half: HalfScore(*counts[half]) for half in HALVES}
+    raw_right = sum(h.raw for h in halves.values())
+    current_right = sum(h.current for h in halves.values())
+    return CorefScore(raw_right, current_right, len(gold), relabelled, halves)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,16 +155,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT)
     parser.add_argument("--show-errors", type=int, default=0)
     parser.add_argument("--labels", choices=("raw", "current"), default="current", help="whose errors to show")
+    parser.add_argument("--half", choices=HALVES, default="A", help="whose errors to show (A: tuning half)")
     args = parser.parse_args(argv)
     if not args.data.exists():
         raise SystemExit(f"no CrossWOZ data at {args.data} (dev data lives in ../shared/data/dev)")
-    score = evaluate(args.data, show_errors=args.show_errors, labels=args.labels)
+    score = evaluate(args.data, show_errors=args.show_errors, labels=args.labels, errors_half=args.half)
     print(
         f"CrossWOZ coreference, {score.total} referring turns:\n"
         f"  current labels (user state's latest name of the domain; {score.relabelled} relabelled): "
         f"{score.current}/{score.total} = {score.current / score.total:.1%}\n"
         f"  shipped gold_entity labels: {score.raw}/{score.total} = {score.raw / score.total:.1%}"
     )
+    for half, part in score.halves.items():
+        role = "tuning" if half == "A" else "held out"
+        print(
+            f"  half {half} ({role}, {part.total} turns): current {part.current}/{part.total} = "
+            f"{part.current / part.total:.1%}, shipped {part.raw}/{part.total} = {part.raw / part.total:.1%}"
+        )
 
 
 if __name__ == "__main__":

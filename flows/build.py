@@ -25,9 +25,17 @@ from flows.io import InputSpec, OutputSpec
 from flows.settings import Settings
 from flows.tagging_stage import write_filters_ii
 from operators.coref import CorefOperatorConfig, CorefSessionEnd, resolve_coreference
+from operators.dedupe import DedupeOperatorConfig, dedupe_events
 from operators.embed import EmbedConfig, embed_units
 from operators.ingress import parse_events
-from operators.metrics import MetricsConfig, extract_decisions, stage_latency, stage_marks, windowed_metrics
+from operators.metrics import (
+    MetricsConfig,
+    extract_decisions,
+    intent_chain_decisions,
+    stage_latency,
+    stage_marks,
+    windowed_metrics,
+)
 from operators.normalise import normalise
 from operators.recall import recall_trigger
 from operators.responder_feed import FeedConfig, responder_feed
@@ -152,11 +160,19 @@ def build_flow(
         max_year=settings.input.max_year,
     )
     ingress = parse_events("parse_events", raws, limits, clock=clock)
-    dead = ingress.errors if transport_errors is None else op.merge("all_dead", ingress.errors, transport_errors)
+    # Each event id once: a redelivery is dropped and counted, a conflicting reuse is a dead letter.
+    deduped = dedupe_events("dedupe", ingress.events, DedupeOperatorConfig(), clock=clock)
+    dead_streams = [ingress.errors, deduped.dead] + ([] if transport_errors is None else [transport_errors])
+    dead = op.merge("all_dead", *dead_streams)
     for i, sink in enumerate(outputs.deadletters):
         op.output(f"deadletter_out_{i}", dead, sink)
+    for i, duplicate_sink in enumerate(outputs.duplicates):
+        op.output(f"duplicate_out_{i}", deduped.duplicates, duplicate_sink)
 
-    keyed = op.key_on("key_session", ingress.events, lambda ev: ev.session_id)
+    keyed = deduped.events
+    events = op.key_rm("events_unkeyed", keyed)
+    for i, event_sink in enumerate(outputs.events):
+        op.output(f"event_out_{i}", events, event_sink)
     turns = normalise("normalise", keyed, NormaliseConfig(timezone=settings.time.timezone))
 
     # -- the three filters, in this fixed order (docs/design.md#principles): coreference → terms/authority --
@@ -245,21 +261,23 @@ def build_flow(
         responder_items: Stream[ResponderItem] = op.key_rm("responder_items", fed)
     else:
         # No requests are made here: corrections go straight on (the responder may hold earlier answers).
-        responder_items = op.filter_map("responder_items", ingress.events, _correction)
+        responder_items = op.filter_map("responder_items", events, _correction)
     for i, response_sink in enumerate(outputs.response_requests):
         op.output(f"response_request_out_{i}", responder_items, response_sink)
 
     # -- windowed metrics --
     # Add your stage's output stream (records or ready-made `Decision`s) to `metric_taps`;
     # state/metrics/decisions.py turns known record types into decisions (register_extractor).
-    metric_taps: list[Stream[Any]] = [dead, ingress.events, units, archived]
+    metric_taps: list[Stream[Any]] = [dead, deduped.duplicates, events, units, archived]
     if recall is not None and settings.recall.enabled:
         metric_taps.append(results)
     if settings.metrics.enabled and outputs.metrics:
+        metric_taps.append(op.key_rm("task_turns_unkeyed", tasks.turns))  # miss, drift and clarification
+        metric_taps.append(intent_chain_decisions("intent_chain", states))
         decisions = extract_decisions("decisions", *metric_taps)
         if settings.metrics.stage_latency:
             marks = [
-                stage_marks("mark_parsed", ingress.events, "parsed", _event_ids, now_ns=time.time_ns),
+                stage_marks("mark_parsed", events, "parsed", _event_ids, now_ns=time.time_ns),
                 stage_marks(
                     "mark_normalise", op.key_rm("turns_unkeyed", turns), "normalise", _turn_ids, now_ns=time.time_ns
                 ),

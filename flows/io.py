@@ -20,7 +20,8 @@ from bytewax.dataflow import Dataflow, Stream
 from bytewax.inputs import FixedPartitionedSource, Source
 from bytewax.outputs import Sink
 
-from schemas.deadletter import DeadLetter
+from schemas.deadletter import DeadLetter, DuplicateDelivery
+from schemas.events import InputEvent
 from schemas.memory import EmbeddedUnit, MemoryUnit
 from schemas.metrics import WindowMetrics
 from schemas.raw import RawRecord
@@ -104,6 +105,10 @@ class OutputSpec:
     metrics: list[Sink[WindowMetrics]] = field(default_factory=list)
     # per-turn `latency_ms.<stage>` decisions before windowing (benchmarks read exact quantiles)
     stage_latencies: list[Sink[Decision]] = field(default_factory=list)
+    # every input event once, after validation and de-duplication (control events included)
+    events: list[Sink[InputEvent]] = field(default_factory=list)
+    # records dropped as redeliveries of an event already processed (same id, same content)
+    duplicates: list[Sink[DuplicateDelivery]] = field(default_factory=list)
 
 
 # -- replay from a Kafka topic (offset or time), paced replay --

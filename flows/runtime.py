@@ -29,6 +29,7 @@ from schemas.recall import RecallResult
 from schemas.response import ResponderItem
 from schemas.session import ArchivedTask, SessionState
 from sinks.files.jsonl_sink import JsonlSink
+from sinks.files.keyed_jsonl import KeyedJsonlSink
 from sinks.http.verifiers import HttpVerifier, VerifierPool, VerifierRegistry
 from sinks.kafka.sink import KafkaRecordSink, R
 from sinks.metrics.exporters import PrometheusMetricsSink, RedisMetricsSink
@@ -162,6 +163,14 @@ OUTPUT_TOPICS: dict[str, str] = {
 }
 
 
+# The key of each keyed output file: the fields that identify a record across runs.
+DEADLETTER_KEY = ("step", "source")
+RECALL_KEY = ("tenant_id", "session_id", "query_event_id")
+RESPONDER_ITEM_KEY = ("kind", "tenant_id", "session_id", "request_id", "event_id")
+ARCHIVED_KEY = ("session_id", "task_id")
+WINDOW_KEY = ("window_start", "revision")
+
+
 def output_topics(settings: Settings) -> list[str]:
     """Every topic the flow and the responder read or write (what `recallflow topics create` creates)."""
     cfg = settings.kafka
@@ -190,7 +199,7 @@ def metric_sinks(settings: Settings, mode: Mode) -> list[Sink[WindowMetrics]]:
     cfg = settings.metrics
     if not cfg.enabled:
         return []
-    sinks: list[Sink[WindowMetrics]] = [JsonlSink(cfg.path)]
+    sinks: list[Sink[WindowMetrics]] = [KeyedJsonlSink(cfg.path, WINDOW_KEY)]
     if cfg.redis if cfg.redis is not None else mode == "run":
         sinks.append(RedisMetricsSink(settings.redis.url, cfg.redis_prefix, cfg.redis_ttl_s, settings.redis.timeout_s))
     if cfg.prometheus_port is not None:
@@ -204,14 +213,17 @@ def outputs_for(
     """Sinks per mode: replay writes dead letters and recall results to files; run also writes
     every record to its topic."""
     store_sink = StoreSink(lambda: open_store(settings), dim=embedder.dim)
-    deadletters: list[Sink[DeadLetter]] = [JsonlSink(settings.deadletter.path)]
+    # Keyed files: a repeated run or replay replaces its records instead of appending them again.
+    deadletters: list[Sink[DeadLetter]] = [KeyedJsonlSink(settings.deadletter.path, DEADLETTER_KEY)]
     units: list[Sink[MemoryUnit]] = []
     states: list[Sink[SessionState]] = [StateMirrorSink(mirror)]
     archived: list[Sink[ArchivedTask]] = []
     if recent is not None:
         units.append(RecentActionsSink(recent))
-    results: list[Sink[RecallResult]] = [JsonlSink(settings.deadletter.path.parent / "recall.jsonl")]
-    responses: list[Sink[ResponderItem]] = [JsonlSink(settings.deadletter.path.parent / "response_requests.jsonl")]
+    results: list[Sink[RecallResult]] = [KeyedJsonlSink(settings.deadletter.path.parent / "recall.jsonl", RECALL_KEY)]
+    responses: list[Sink[ResponderItem]] = [
+        KeyedJsonlSink(settings.deadletter.path.parent / "response_requests.jsonl", RESPONDER_ITEM_KEY)
+    ]
     if mode == "run":
         deadletters.append(kafka_sink(settings, settings.kafka.deadletter_topic))
         units.append(kafka_sink(settings, settings.kafka.memory_topic))
@@ -219,7 +231,7 @@ def outputs_for(
         results.append(kafka_sink(settings, settings.kafka.recall_topic))
         responses.append(kafka_sink(settings, settings.kafka.response_request_topic))
     else:
-        archived.append(JsonlSink(settings.task.archived_path))
+        archived.append(KeyedJsonlSink(settings.task.archived_path, ARCHIVED_KEY))
         if settings.task.state_log_path is not None:
             states.append(JsonlSink(settings.task.state_log_path))
     outputs = OutputSpec(

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
+from schemas.events import EVENT_YEAR_MAX, EVENT_YEAR_MIN
+
 
 class Section(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -19,8 +21,12 @@ class InputSettings(Section):
     max_record_bytes: int = Field(default=256_000, gt=0, description="raw record limit; larger → dead letter")
     max_text_chars: int = Field(default=8_000, gt=0, description="turn text limit; longer → dead letter")
     max_json_depth: int = Field(default=32, gt=0, description="nesting limit; deeper → dead letter")
-    min_year: int = Field(default=1900, ge=1, description="event times before this year → dead letter")
-    max_year: int = Field(default=2999, le=9998, description="event times after this year → dead letter (no overflow)")
+    min_year: int = Field(
+        default=EVENT_YEAR_MIN, ge=EVENT_YEAR_MIN, description="event times before this year (UTC) → dead letter"
+    )
+    max_year: int = Field(
+        default=EVENT_YEAR_MAX, le=EVENT_YEAR_MAX, description="event times after this year (UTC) → dead letter"
+    )
 
 
 class StoreSettings(Section):

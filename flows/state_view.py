@@ -1,7 +1,10 @@
 """`recallflow state --session ID`: the current task state of a session, and its archived tasks.
 
-Reads the Redis mirror (`task_state:{session_id}`) when Redis is enabled, else the state log a
-replay writes (`task.state_log_path`); archived tasks come from `task.archived_path`.
+Where the state is read (`find_state`): `--source redis` the Redis mirror
+(`task_state:{session_id}`), `--source file` the state log a replay writes
+(`task.state_log_path`); `auto` reads Redis first unless Redis is switched off
+(`REDIS__ENABLED=false`) — `run` mirrors there by default — then the state log, and says
+where it looked. Archived tasks come from `task.archived_path`.
 """
 
 from __future__ import annotations
@@ -12,7 +15,40 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from flows.settings import Settings
+from schemas.errors import StateMirrorError
 from schemas.session import ArchivedTask, SessionState
+from sinks.redis.state_mirror import RedisStateMirror
+
+
+def find_state(settings: Settings, session_id: str, source: str) -> tuple[SessionState | None, str]:
+    """The session's state and where it was found (or every place looked, when not found).
+
+    Raises StateMirrorError when Redis is the only source asked for and does not answer.
+    """
+    use_redis = source == "redis" or (source == "auto" and settings.redis.enabled is not False)
+    use_file = source == "file" or source == "auto"
+    looked: list[str] = []
+    if use_redis:
+        mirror = RedisStateMirror(settings.redis.url, settings.redis.state_ttl_s, settings.redis.timeout_s)
+        where = f"redis {settings.redis.url}"
+        try:
+            found = mirror.read(session_id)
+        except StateMirrorError as exc:
+            if not use_file:
+                raise
+            looked.append(f"{where} (not answering: {exc})")
+        else:
+            if found is not None:
+                return found, where
+            looked.append(where)
+    if use_file:
+        log = settings.task.state_log_path
+        found = last_state(log, session_id) if log is not None else None
+        if found is not None:
+            return found, str(log)
+        looked.append(str(log) if log is not None else "no state log (task.state_log_path unset)")
+    return None, " and ".join(looked)
 
 
 def last_state(log: Path, session_id: str) -> SessionState | None:

@@ -1,7 +1,9 @@
 """Parse & validate.
 
-Input: `RawRecord` (bytes + source). Output: (`InputEvent` stream, `DeadLetter` stream).
-State: none. Key: none (keying happens after validation, on `session_id`).
+Input: `RawRecord` (bytes + source). Output: (`Accepted` stream: each event with the raw
+record it came from, `DeadLetter` stream).
+State: none. Key: none (keying happens after validation, on `session_id`; duplicate event
+ids are sorted out there, by operators/dedupe.py, which needs the raw record for its dead letters).
 Every record comes out exactly once: as an event or as a dead letter with the reason.
 """
 
@@ -22,21 +24,29 @@ from state.ingress.parse import IngressLimits, parse_record, session_hint
 
 
 @dataclass(frozen=True, slots=True)
+class Accepted:
+    """A validated event and the raw record it was parsed from."""
+
+    event: InputEvent
+    raw: RawRecord
+
+
+@dataclass(frozen=True, slots=True)
 class Parsed:
-    event: InputEvent | None
+    event: Accepted | None
     dead: DeadLetter | None
 
 
 @dataclass(frozen=True)
 class IngressOut:
-    events: Stream[InputEvent]
+    events: Stream[Accepted]
     errors: Stream[DeadLetter]
 
 
 def parse_or_dead_letter(raw: RawRecord, limits: IngressLimits, step: str, clock: Callable[[], datetime]) -> Parsed:
     """Pure: one raw record → an event, or a dead letter carrying reason and raw bytes."""
     try:
-        return Parsed(parse_record(raw, limits), None)
+        return Parsed(Accepted(parse_record(raw, limits), raw), None)
     except InputError as exc:
         dead = DeadLetter.from_raw(
             step=step,
@@ -61,7 +71,6 @@ def parse_events(
     """Validate raw records once at ingress; bad ones become dead letters."""
     parsed = op.map("parse", up, lambda raw: parse_or_dead_letter(raw, limits, step_id, clock))
     split = op.branch("ok", parsed, lambda p: p.event is not None)
-    # Annotated so that mypy keeps the union instead of joining it to the common base class.
-    events: Stream[InputEvent] = op.filter_map("events", split.trues, lambda p: p.event)
+    events: Stream[Accepted] = op.filter_map("events", split.trues, lambda p: p.event)
     errors = op.filter_map("errors", split.falses, lambda p: p.dead)
     return IngressOut(events, errors)

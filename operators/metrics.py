@@ -1,7 +1,9 @@
 """Windowed metrics: decision records → event-time tumbling windows → WindowMetrics.
 
 Input: streams of any records the flow emits (dead letters, session states, memory units,
-recall results, responses, ready-made `Decision`s) and, optionally, `StageMark`s.
+recall results, responses, turns after the task state machine, ready-made `Decision`s) and,
+optionally, `StageMark`s; session states for the intent-chain stability (keyed by session,
+state: the last two turn states, discarded when the session ends).
 Output: `WindowMetrics` — one record per closed window (revision 0), and a new revision of
 a window each time items that arrived after it closed are counted and folded into it.
 Key: every decision goes to the single key "all" (a window aggregates the whole stream; the
@@ -26,7 +28,9 @@ from bytewax.dataflow import Stream, operator
 from bytewax.operators import KeyedStream, StatefulLogic
 
 from schemas.metrics import WindowMetrics
+from schemas.session import SessionState
 from state.metrics.decisions import LatencyState, StageMark, decisions_of, mark_stage
+from state.metrics.task_decisions import chain_stability
 from state.metrics.windows import (
     ALIGN_TO,
     Decision,
@@ -112,6 +116,18 @@ def stage_latency(step_id: str, *marks: Stream[StageMark]) -> Stream[Decision]:
     keyed = op.key_on("key_session", merged, lambda m: m.session_id)
     out = op.stateful("latency", keyed, lambda resume: _LatencyLogic(resume))
     return op.key_rm("unkey", out)
+
+
+@operator
+def intent_chain_decisions(step_id: str, states: Stream[SessionState]) -> Stream[Decision]:
+    """`intent_chain_stability` decisions from each session's turn states (keyed by tenant and session)."""
+    keyed = op.key_on("key_session", states, lambda s: f"{s.tenant_id}\x1f{s.session_id}")
+    out = op.stateful_map("chain", keyed, chain_stability)
+    return op.flat_map("decisions", op.key_rm("unkey", out), _ident_decisions)
+
+
+def _ident_decisions(decisions: list[Decision]) -> list[Decision]:
+    return decisions
 
 
 @operator

@@ -1,4 +1,6 @@
-"""DeadLetter: a record that could not be processed, with the reason and the raw bytes."""
+"""DeadLetter: a record that could not be processed, with the reason and the raw bytes.
+DuplicateDelivery: a record dropped because its event was already processed (same id, same content).
+"""
 
 from __future__ import annotations
 
@@ -55,3 +57,18 @@ class DeadLetter(Record):
         b'\\xff'
         """
         return base64.b64decode(self.raw_b64)
+
+
+class DuplicateDelivery(Record):
+    """An input record repeating an event already processed (same id, same content): dropped.
+
+    Counted so that a run's figures add up (records read = events + dead letters + duplicates).
+    """
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    step: str
+    source: str = Field(description="where the repeated record came from: file:line or topic/partition@offset")
+    session_id: str
+    tenant_id: str
+    event_id: str
+    at: datetime

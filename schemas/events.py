@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Final, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
 # Final so that mypy reads it as Literal[1], the type of every record's `schema_version`.
 SCHEMA_VERSION: Final = 1
@@ -30,6 +30,41 @@ def as_utc(value: datetime) -> datetime:
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
+
+
+# The widest event-time range any record may carry (UTC years, inclusive). Far from
+# datetime's own limits (years 1 and 9999), so that every `ts ± timeout`, window bound or
+# validity span computed downstream stays representable. docs/robustness.md explains why.
+EVENT_YEAR_MIN: Final = 1900
+EVENT_YEAR_MAX: Final = 2999
+
+
+def checked_event_time(value: datetime) -> datetime:
+    """`as_utc`, refusing (ValueError) times outside years EVENT_YEAR_MIN..EVENT_YEAR_MAX in UTC.
+
+    An offset can push a representable local time out of range ("9999-12-31T23:00-05:00" is
+    year 10000 in UTC): that is refused here too, never raised later as an OverflowError.
+
+    >>> checked_event_time(datetime(2026, 1, 1, 8, 0)).isoformat()
+    '2026-01-01T08:00:00+00:00'
+    >>> checked_event_time(datetime(9999, 12, 31))
+    Traceback (most recent call last):
+    ...
+    ValueError: 9999-12-31T00:00:00 is outside the years 1900-2999 (UTC)
+    """
+    try:
+        utc = as_utc(value)
+    except OverflowError as exc:
+        msg = f"{value.isoformat()} is outside the years {EVENT_YEAR_MIN}-{EVENT_YEAR_MAX} (UTC)"
+        raise ValueError(msg) from exc
+    if not EVENT_YEAR_MIN <= utc.year <= EVENT_YEAR_MAX:
+        msg = f"{value.isoformat()} is outside the years {EVENT_YEAR_MIN}-{EVENT_YEAR_MAX} (UTC)"
+        raise ValueError(msg)
+    return utc
+
+
+# A validated event time: timezone-aware UTC, within EVENT_YEAR_MIN..EVENT_YEAR_MAX.
+EventTime = Annotated[datetime, AfterValidator(checked_event_time)]
 
 
 class Record(BaseModel):
@@ -64,12 +99,7 @@ class _EventBase(Record):
     session_id: str = Field(min_length=1, max_length=200)
     tenant_id: str = Field(default="default", min_length=1, max_length=200)
     user_id: str | None = Field(default=None, max_length=200)
-    ts: datetime
-
-    @field_validator("ts")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    ts: EventTime
 
 
 class ConversationEvent(_EventBase):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from schemas.events import SCHEMA_VERSION, Record, SpeakerRole, as_utc
+from schemas.events import SCHEMA_VERSION, EventTime, Record, SpeakerRole
 from schemas.memory import EmotionLoad
 
 QuestionClass = Literal["order", "logistics", "after_sales", "promotion", "account", "other"]
@@ -73,7 +73,7 @@ class ContextTurn(Record):
     """One of the last turns of the session: the immediate context, never retrieved."""
 
     event_id: str
-    ts: datetime
+    ts: EventTime
     text: str
     speaker: str | None = None
     speaker_role: SpeakerRole = "customer"
@@ -88,7 +88,7 @@ class RecallRequest(Record):
     tenant_id: str = "default"
     user_id: str | None = None
     query_text: str
-    ts: datetime
+    ts: EventTime
     speaker: str | None = None
     context: tuple[ContextTurn, ...] = Field(default=(), max_length=3)
     known_people: tuple[str, ...] = ()
@@ -96,11 +96,6 @@ class RecallRequest(Record):
     task_id: str | None = None
     task_stage: str | None = None
     intent_chain: tuple[str, ...] = ()
-
-    @field_validator("ts")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
 
 
 class VerifierAnswer(Record):

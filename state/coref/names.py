@@ -49,6 +49,7 @@ class Named:
     dictionary: bool = False
 
 
+_POINTED = re.compile(r"(?:这|那|该|此)(?:个|台|部|件|款|张|家|位|种|条)")
 _POSSESSOR = re.compile(r"(?:它|他|她|这|那)(?:家|们|个)?$")
 
 
@@ -316,7 +317,13 @@ def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> l
 
     for a, b, opened in pieces:
         name = text[a:b]
-        if a < b and all(_IS_NAME_CHAR.match(c) or c in "()（）" for c in name) and _name_ok(name, lex, digits=False):
+        pointed = _POINTED.match(name) is not None  # 这个系统昨天还正常: a reference and what is said of it
+        if (
+            a < b
+            and not pointed
+            and all(_IS_NAME_CHAR.match(c) or c in "()（）" for c in name)
+            and _name_ok(name, lex, digits=False)
+        ):
             if opened and run:
                 flush()
             run.append((a, b, opened))

@@ -30,6 +30,9 @@ from state.coref.mentions import extract_mentions
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
+_ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
+_CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
+_EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +79,9 @@ def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexi
     if not types:
         return 1
     if anaphor_type is None:
-        return 0 if types == ("person",) else 2
+        if types == ("person",):
+            return 0
+        return 1 if set(types) <= lex.pronoun_weak_types else 2
     if anaphor_type == BUSINESS:
         return 2 if set(types) & lex.business_types else 0
     return 2 if anaphor_type in types else 0
@@ -93,6 +98,11 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
+    if anaphor.head and anaphor.type not in lex.place_types:
+        # 这台电饭煲 → 美的电饭煲, 这个环境 → 生产环境: an entity whose name holds the head noun said
+        headed = [m for m in candidates if anaphor.head.lower() in m.entity.lower()]
+        if headed and _compatible(anaphor.type, headed[-1].types, lex) == 2:
+            return headed[-1], anaphor.confidence
     penalty = 0.6 if anaphor.descriptors else 1.0
     for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
         for mention in reversed(pool):
@@ -143,6 +153,50 @@ def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: 
             taken.append(span)
             break
     return found
+
+
+def _tail_references(
+    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
+) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
+    """A pointer and the end of a name said before (那个牙刷 for 飞利浦电动牙刷, the pot for Instant
+    Pot Duo), or that end alone opening a clause (运动裤的尺码偏小 for 李宁运动裤): a reference to that
+    entity. Not for places, whose names end in their type (这家酒店 is any hotel said last, not the
+    one whose name ends in 酒店)."""
+    found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
+    things = [m for m in reversed(candidates) if not set(m.types) & lex.place_types]
+    pointers = list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)) + list(_CLAUSE_START.finditer(text))
+    for pointer in pointers:
+        at = pointer.end()
+        bare = pointer.start() == at
+        for mention in things:
+            if bare and mention.entity.isascii():
+                continue
+            tail = _tail_at(text, at, mention.entity)
+            if tail is None:
+                continue
+            span = (pointer.start(), at + len(tail))
+            if not overlaps(span, taken):
+                anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, tail, confidence=0.8)
+                found[span] = (anaphor, mention)
+                taken.append(span)
+            break
+    return found
+
+
+def _tail_at(text: str, at: int, entity: str) -> str | None:
+    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`."""
+    if entity.isascii():  # a word of the name after the brand: the pot (Instant Pot Duo)
+        for word in entity.split()[1:]:
+            end = at + len(word)
+            said = text[at:end]
+            if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
+                return said
+        return None
+    for k in range(1, len(entity) - 1):
+        tail = entity[k:]
+        if re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) and text.startswith(tail, at):
+            return tail
+    return None
 
 
 def _stem(entity: str, lex: CorefLexicon) -> str | None:
@@ -260,9 +314,11 @@ def resolve_turn(
     for sentence in turn.sentences:
         named = extract_mentions(sentence.text, lex, focus=state.focus)
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
-        anaphors = find_anaphors(sentence.text, lex, [n.span for n in named])
+        tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
+        anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
+        anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
-        listed = len({n.entity for n in named if not n.dictionary and n.source != "frame"}) >= 2
+        listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2
         background = _background_ranges(sentence.text, lex)
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1
@@ -287,7 +343,11 @@ def resolve_turn(
                     )
                 )
                 continue
-            chosen, confidence = _choose(item, window + new, lex)
+            chosen: Mention | None
+            if item.span in tails and tails[item.span][0] is item:
+                chosen, confidence = tails[item.span][1], item.confidence
+            else:
+                chosen, confidence = _choose(item, window + new, lex)
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))

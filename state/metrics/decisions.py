@@ -21,13 +21,15 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any, TypeVar
 
-from schemas.deadletter import DeadLetter
-from schemas.events import ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection, as_utc
+from schemas.deadletter import DeadLetter, DuplicateDelivery
+from schemas.events import ConversationEvent, ResolutionUpdate, SessionEnd, UserCorrection, checked_event_time
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallResult
 from schemas.response import AgentResponse
 from schemas.session import ArchivedTask
+from state.metrics.task_decisions import turn_decisions
 from state.metrics.windows import Decision
+from state.normalise.turn import Turn
 
 T = TypeVar("T")
 Extractor = Callable[[Any], Iterable[Decision]]
@@ -68,6 +70,8 @@ def event_time_of_raw(raw: bytes) -> datetime | None:
     '2026-01-01T08:00:00+00:00'
     >>> event_time_of_raw(b"not json") is None
     True
+    >>> event_time_of_raw(b'{"ts": "9999-12-31T23:00:00-05:00"}') is None
+    True
     """
     try:
         obj = json.loads(raw)
@@ -77,8 +81,8 @@ def event_time_of_raw(raw: bytes) -> datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        return as_utc(datetime.fromisoformat(value))
-    except ValueError:
+        return checked_event_time(datetime.fromisoformat(value))
+    except ValueError:  # not ISO 8601, or outside the event-time range
         return None
 
 
@@ -86,6 +90,12 @@ def _deadletter(dead: DeadLetter) -> Iterable[Decision]:
     ts = event_time_of_raw(base64.b64decode(dead.raw_b64))
     yield Decision(ts, "deadletters")
     yield Decision(ts, f"deadletters.{dead.error_type}")
+
+
+def _duplicate(_: DuplicateDelivery) -> Iterable[Decision]:
+    # A redelivered record carries the event time of its first delivery; counting it undated
+    # (stamped with the stream's latest time) is enough for a count.
+    yield Decision(None, "duplicates")
 
 
 def _event(event: ConversationEvent | ResolutionUpdate | SessionEnd | UserCorrection) -> Iterable[Decision]:
@@ -120,6 +130,7 @@ def _archived(task: ArchivedTask) -> Iterable[Decision]:
 
 
 register_extractor(DeadLetter, _deadletter)
+register_extractor(DuplicateDelivery, _duplicate)
 register_extractor(ArchivedTask, _archived)
 # One call per event class, not a loop: a loop variable's type is their common base class,
 # which `_event` (typed on the union) does not accept.
@@ -130,6 +141,7 @@ register_extractor(UserCorrection, _event)
 register_extractor(MemoryUnit, _unit)
 register_extractor(RecallResult, _recall)
 register_extractor(AgentResponse, _response)
+register_extractor(Turn, turn_decisions)
 
 
 # --- per-stage latency -----------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import yaml
 
 from schemas.errors import ConfigurationError
+from schemas.events import EVENT_YEAR_MAX, EVENT_YEAR_MIN
 from schemas.metrics import WindowMetrics
 
 MetricKind = Literal["rate", "count", "distribution"]
@@ -347,8 +348,17 @@ def stamp(state: Stamper, decision: Decision) -> list[Decision]:
 
     Dead letters of unparseable bytes carry no event time; stamping them with the stream's
     own event time (never the processing clock) keeps a replay of old data from pushing the
-    watermark to today and turning every later event late.
+    watermark to today and turning every later event late. A time outside the event-time
+    range (years EVENT_YEAR_MIN..EVENT_YEAR_MAX) is treated as no time at all: a window bound
+    computed from it would overflow and stop the stream.
+
+    >>> from datetime import UTC, datetime
+    >>> s = Stamper(latest=datetime(2026, 1, 1, tzinfo=UTC))
+    >>> stamp(s, Decision(datetime(9999, 12, 31, tzinfo=UTC), "deadletters"))[0].ts.year
+    2026
     """
+    if decision.ts is not None and not _in_range(decision.ts):
+        decision = Decision(None, decision.name, decision.value)
     if decision.ts is None:
         if state.latest is None:
             state.pending.append(decision)
@@ -360,6 +370,10 @@ def stamp(state: Stamper, decision: Decision) -> list[Decision]:
         held, state.pending = state.pending, []
         return [decision, *(Decision(decision.ts, d.name, d.value) for d in held)]
     return [decision]
+
+
+def _in_range(ts: datetime) -> bool:
+    return ts.tzinfo is not None and EVENT_YEAR_MIN <= ts.astimezone(UTC).year <= EVENT_YEAR_MAX
 
 
 def flush_pending(state: Stamper, fallback: datetime) -> list[Decision]:

@@ -210,8 +210,8 @@ def _own_rules(text: str, base: datetime) -> list[Found]:
                 continue
             try:
                 start, end, gran = handler(m, base)
-            except ValueError:
-                continue  # 十三月底: not a date
+            except (ValueError, OverflowError):
+                continue  # 十三月底, or past the calendar: not a date
             found.append(Found(m.group(0), m.span(), start, end, gran, "rules_zh"))
     return found
 
@@ -299,7 +299,10 @@ def parse_point(form: str, base: datetime) -> tuple[datetime, datetime] | None:
     times = result.get("time") if isinstance(result, dict) else None
     if result.get("type") not in ("time_point", "time_span") or not isinstance(times, list) or "inf" in times:
         return None
-    return datetime.fromisoformat(times[0]), datetime.fromisoformat(times[1])
+    try:
+        return datetime.fromisoformat(times[0]), datetime.fromisoformat(times[1])
+    except ValueError:
+        return None  # jionlp prints years < 1000 ("9999年内" → '999-01-01') outside ISO 8601: not a time here
 
 
 def _close_open_span(form: str, span: tuple[int, int], base: datetime) -> Found | None:
@@ -360,11 +363,17 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         a, b = item["offset"]
         span = (align[a][0], align[b - 1][1])
         form = text[span[0] : span[1]]
-        delta = _delta(form, base)
+        try:
+            delta = _delta(form, base)
+        except (ValueError, OverflowError):
+            continue  # "9999年后": past the calendar, not a time here
         if delta is not None:
             out.append(Found(form, span, *delta, "jionlp"))
             continue
-        limited = _limit_stem(form, span, base)
+        try:
+            limited = _limit_stem(form, span, base)
+        except (ValueError, OverflowError):
+            continue  # the limit's time is past the calendar
         if limited is not None:
             out.append(limited)
             continue
@@ -372,7 +381,10 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         if detail.get("type") not in ("time_point", "time_span") or not isinstance(times, list) or len(times) != 2:
             continue  # periods and bare durations are not instants
         if "inf" in times:
-            closed = _close_open_span(form, span, base)
+            try:
+                closed = _close_open_span(form, span, base)
+            except (ValueError, OverflowError):
+                continue
             if closed is not None:
                 out.append(closed)
             continue
@@ -380,7 +392,10 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
             parsed = datetime.fromisoformat(times[0]), datetime.fromisoformat(times[1])
         except ValueError:
             continue  # jionlp prints years < 1000 ("100年" → '100-01-01') outside ISO 8601: not a time here
-        start, end = _fix(form, *parsed, base)
+        try:
+            start, end = _fix(form, *parsed, base)
+        except (ValueError, OverflowError):
+            continue  # shifting it leaves the calendar
         out.append(Found(form, span, start, end, _granularity(start, end), "jionlp"))
     return sorted(out, key=lambda f: f.span)
 

@@ -377,7 +377,10 @@ def scan_atoms(text: str, base: datetime) -> list[Atom]:
             a, b = m.span()
             if any(a < y and x < b for x, y in taken):
                 continue
-            atom = _atom(kind, m, base)
+            try:
+                atom = _atom(kind, m, base)
+            except (ValueError, OverflowError):
+                continue  # "in 9999 years": past the calendar, not a time here
             if atom is not None:
                 taken.append((a, b))
                 atoms.append(atom)

@@ -114,8 +114,19 @@ def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = 
     found = mark_deadlines(text, base_local, resolve_tense(text, base_local, found))
     found = within + found
     found.extend(find_durations(text, base_local, [f.span for f in found]))
-    return tuple(_to_expression(f, tz) for f in sorted(found, key=lambda f: f.span))
+    return tuple(e for f in sorted(found, key=lambda f: f.span) if (e := _representable(f, tz)) is not None)
 
 
 def _free(span: tuple[int, int], taken: list[Found]) -> bool:
     return all(span[1] <= f.span[0] or span[0] >= f.span[1] for f in taken)
+
+
+# Times within a year of the ends of the calendar are dropped: converting them to UTC or
+# adding a validity span to them would overflow ("in 9999 years" names no usable time).
+_FIRST_YEAR, _LAST_YEAR = 2, 9997
+
+
+def _representable(found: Found, tz: ZoneInfo) -> TimeExpression | None:
+    if not all(_FIRST_YEAR <= t.year <= _LAST_YEAR for t in (found.start, found.end)):
+        return None
+    return _to_expression(found, tz)

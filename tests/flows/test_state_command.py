@@ -76,3 +76,24 @@ def test_state_command_reports_an_unreachable_redis(monkeypatch: pytest.MonkeyPa
     result = CliRunner().invoke(app, ["state", "--session", "s1", "--source", "redis"])
     assert result.exit_code == 2
     assert "redis mirror read failed" in result.output
+
+
+def test_auto_source_falls_back_to_the_state_log_when_redis_does_not_answer(
+    replayed: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.delenv("RECALLFLOW_REDIS__ENABLED")  # the default: `run` mirrors to Redis
+    monkeypatch.setenv("RECALLFLOW_REDIS__URL", f"redis://127.0.0.1:{port}/15")
+    monkeypatch.setenv("RECALLFLOW_REDIS__TIMEOUT_S", "0.2")
+    result = CliRunner().invoke(app, ["state", "--session", "s1"], env={"COLUMNS": "220"})
+    assert result.exit_code == 0, result.output
+    assert "current_stage" in result.output
+    only_redis = CliRunner().invoke(app, ["state", "--session", "s1", "--source", "redis"])
+    assert only_redis.exit_code == 2
+    missing = CliRunner().invoke(app, ["state", "--session", "nobody"], env={"COLUMNS": "220"})
+    assert "not answering" in missing.output
+    assert "states.jsonl" in missing.output

@@ -177,17 +177,24 @@ def test_produce_jsonl_refuses_a_missing_topic_without_creating_it(
 
 
 @pytest.mark.integration
-def test_produce_jsonl_raises_when_a_record_cannot_be_queued(
+def test_a_record_over_the_size_limit_is_reported_and_the_rest_is_sent(
     kafka_conn: KafkaConnection, topic_name: TopicName, tmp_path: Path
 ) -> None:
     topic = topic_name("too-big")
     create_topics(kafka_conn, [topic], partitions=1)
     path = tmp_path / "big.jsonl"
+    small = [json.dumps({"session_id": "s1", "n": i}).encode() for i in range(4)]
     # Over librdkafka's default message.max.bytes (1 MB): refused before it leaves the client.
-    path.write_bytes(json.dumps({"session_id": "s1", "text": "x" * 2_000_000}).encode() + b"\n")
+    big = json.dumps({"session_id": "s1", "text": "x" * 2_000_000}).encode()
+    path.write_bytes(b"\n".join([small[0], small[1], big, small[2], small[3]]) + b"\n")
 
-    with pytest.raises(BrokerError, match=r"big\.jsonl:1"):
-        produce_jsonl(kafka_conn, topic, path)
+    report = produce_jsonl(kafka_conn, topic, path)
+
+    assert report.sent == 4
+    [reason] = report.rejected
+    assert reason.startswith(f"{path}:3: not sent:")
+    assert "message size limit" in reason
+    assert [value for _, value in read_topic(kafka_conn, topic, timeout_s=30)] == small
 
 
 @pytest.mark.integration

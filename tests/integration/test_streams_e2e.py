@@ -111,8 +111,8 @@ def test_consumer_lag_is_visible_and_drained(live: dict[str, Any]) -> None:
     lag = consumer_lag(kafka_connection(settings), settings.kafka.group_id, settings.kafka.input_topic)
     assert set(lag) == {0, 1, 2, 3}
     # Everything was read. (Tansu reports a log end below the committed offset after
-    # multi-record batches, so a drained partition can show a negative lag there.)
-    assert all(v <= 0 for v in lag.values())
+    # multi-record batches: the lag there is unknown, never negative.)
+    assert all(v is None or v == 0 for v in lag.values())
     result = CliRunner().invoke(app, ["lag"], env=env_for(live["cfg"]))
     assert result.exit_code == 0, result.output
     assert "total" in result.output

@@ -56,6 +56,7 @@ def test_the_run_line_shows_events_rate_dead_letters_and_lag() -> None:
 def test_the_lag_probe_never_shows_a_negative_or_failed_lag() -> None:
     assert LagProbe(lambda: {0: 3, 1: 4}).sample() == "7"
     assert LagProbe(lambda: {0: -308, 1: 4}).sample() == "?"
+    assert LagProbe(lambda: {0: None, 1: 4}).sample() == "?"  # unknown: the broker under-reports its end
 
     def broken() -> dict[int, int]:
         raise BrokerError("metadata request failed")

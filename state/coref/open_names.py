@@ -1,0 +1,310 @@
+"""Entities no dictionary lists: products and models, organisations and people, found from word tags.
+
+The typed dictionary knows a project's own things (环境, 接口 …); a customer names what they bought
+(华为Mate60, iPhone 15 Pro, 戴森吹风机, the blender I ordered), the shop or carrier (京东, Amazon) and
+people (Maria from sales). These are found from the words' tags (`state.coref.taggers`: jieba for
+Chinese, spaCy's small English pipeline) plus a few patterns, all words from the lexicon's
+`open_names` section:
+
+* a model: a run of Latin words and numbers holding a digit or an inner capital (Mate60, 14 Pro,
+  ThinkPad X1 Carbon), with the brand word right before it (华为, 小米, Dell): a product;
+* a brand and a product word (戴森|吹风机, 海尔|冰箱, Bose headphones): a product;
+* what was bought or is owned (买了一件羽绒服, 我的电脑, I ordered a blender, my laptop): the
+  product word itself;
+* an organisation: a word jieba tags as one, or a name before an organisation word (顺丰|快递,
+  小米|客服, Amazon support); a person: proper nouns beside a person cue (Maria from sales,
+  told Maria, Mr Chen; a Chinese person is found by the name rules: 张经理, 小王).
+
+The taggers run only on sentences that may hold such a name (a model-like word, a product,
+purchase or organisation word, a capitalised word beside a person cue): most turns cost nothing.
+
+Found names are `Named` with source `open`; they never overlap a span taken by a more trusted finder.
+Pure functions over one sentence; the taggers cache per text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from state.coref.lexicon import CorefLexicon, OpenNames
+from state.coref.names import Named, overlaps
+from state.coref.taggers import Token, en_tokens, zh_tokens
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9+\-]*")
+_DIGIT = re.compile(r"\d")
+_CUE_NAME = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\b")
+_CODE = re.compile(r"[A-Z]+-?\d+[A-Z0-9]*")  # FS-02, R7000
+_MODEL_TOKEN = re.compile(
+    r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
+)
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-Za-z]")
+
+
+def _model_like(words: list[str], lex: OpenNames) -> bool:
+    """Whether a run of Latin words reads as a model: a digit or a camel-case word (iPhone, MacBook)."""
+    real = [w for w in words if w.lower() not in lex.model_words and not lex.units.match(w)]
+    if lex.units.match("".join(words)):
+        return False  # 60|G: a quantity split in two
+    if not real or not any(_LATIN.search(w) for w in words):
+        return False  # 7天: a number alone is no model
+    return any(_DIGIT.search(w) or _INNER_CAPITAL.search(w) for w in real)
+
+
+def _named(text: str, span: tuple[int, int], type_: str, confidence: float) -> Named:
+    surface = text[span[0] : span[1]]
+    return Named(surface, surface, (type_,), span, "open", confidence)
+
+
+def _latin_runs(tokens: tuple[Token, ...], text: str) -> list[tuple[int, int, list[str]]]:
+    """Maximal runs of Latin words and numbers (single spaces or hyphens between them): (first, last
+    token, words)."""
+    runs: list[tuple[int, int, list[str]]] = []
+    i = 0
+    while i < len(tokens):
+        if not _LATIN_WORD.fullmatch(tokens[i].text):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens):
+            nxt = tokens[j + 1]
+            if _LATIN_WORD.fullmatch(nxt.text) and nxt.start - tokens[j].end <= 1:
+                j += 1
+            elif nxt.text in (" ", "-") and j + 2 < len(tokens) and _LATIN_WORD.fullmatch(tokens[j + 2].text):
+                j += 2
+            else:
+                break
+        words = [t.text for t in tokens[i : j + 1] if t.text.strip() and t.text != "-"]
+        runs.append((i, j, words))
+        i = j + 1
+    return runs
+
+
+def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
+    """The index of a brand word right before token `i` (华为 before Mate60, 戴森 before 吹风机)."""
+    if i == 0:
+        return None
+    prev = tokens[i - 1]
+    if prev.end != tokens[i].start or not _CJK.match(prev.text) or len(prev.text) < 2:
+        return None
+    counted = i >= 2 and tokens[i - 2].tag in ("m", "q", "mq")  # 一件|安踏|卫衣: whatever jieba calls the brand
+    if (prev.tag not in lex.zh_brand_tags and not (counted and prev.tag in ("v", "a", "nr"))) or prev.text in stop:
+        return None
+    return None if _zh_head(prev, lex, stop) else i - 1
+
+
+def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    ol = lex.open_names
+    tokens = zh_tokens(text)
+    out: list[Named] = []
+    stop = lex.name_stop | ol.zh_not_brands
+
+    def add(span: tuple[int, int], type_: str, confidence: float) -> None:
+        if span[1] > span[0] and not overlaps(span, taken):
+            out.append(_named(text, span, type_, confidence))
+            taken.append(span)
+
+    for first, last, words in _latin_runs(tokens, text):
+        if not _model_like(words, ol):
+            continue
+        start = first
+        if first > 0 and _zh_head(tokens[first - 1], ol, stop):  # 兄弟打印机|HL-2260, 小天才电话手表|Z9
+            start = first - 1
+        brand = _zh_brand(tokens, start, ol, stop)
+        start = start if brand is None else brand
+        after = lex.type_nouns.find(tokens[last + 1].text) if last + 1 < len(tokens) else []
+        typed = after[0].value if after and after[0].word == tokens[last + 1].text else "product"  # 金蝶K3|系统
+        add((tokens[start].start, tokens[last].end), typed, 0.8)
+    for i, token in enumerate(tokens):
+        if _zh_head(token, ol, stop):
+            brand = _zh_brand(tokens, i, ol, stop)
+            if brand is not None:
+                add((tokens[brand].start, token.end), "product", 0.75)
+            elif _zh_owned(tokens, i, ol):
+                add((token.start, token.end), "product", 0.6)
+        elif _fused_brand(token, ol, stop):
+            add((token.start, token.end), "product", 0.7)  # 格力空调 as one word
+        elif token.text in ol.zh_org_words:
+            if i > 0 and tokens[i - 1].end == token.start and tokens[i - 1].tag in ol.zh_brand_tags:
+                prev = tokens[i - 1]
+                if len(prev.text) >= 2 and prev.text not in stop:
+                    add((prev.start, prev.end), "organization", 0.7)
+        elif token.tag == "nt" and len(token.text) >= 2 and token.text not in stop:
+            add((token.start, token.end), "organization", 0.6)
+        elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
+            add((token.start, token.end), "person", 0.7)
+    return out
+
+
+def _zh_head(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
+    """A product word: listed (吹风机, 冰箱), or a noun ending in a thing's character (豆浆机, 卫衣, 运动裤)."""
+    if token.text in lex.zh_product_heads:
+        return True
+    return (
+        token.tag.startswith("n")
+        and 2 <= len(token.text) <= 4
+        and token.text[-1] in lex.zh_product_chars
+        and token.text not in stop
+    )
+
+
+def _fused_brand(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
+    """A word that is a brand and a product word in one (格力空调, 华为手机)."""
+    if token.tag not in lex.zh_brand_tags or token.tag == "eng" or len(token.text) < 4 or token.text in stop:
+        return False
+    heads = [h for h in lex.zh_product_heads if token.text.endswith(h) and len(token.text) - len(h) >= 2]
+    return bool(heads) and token.text[: -max(map(len, heads))] not in stop
+
+
+def _zh_person(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
+    """客户经理|王丽, 王丽|说: a name jieba tags as a person's, with a title before it or a cue after it."""
+    before = tokens[i - 1].text if i > 0 else ""
+    after = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return any(before.endswith(t) for t in lex.zh_person_titles) or after in lex.zh_person_cues
+
+
+def _zh_owned(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
+    """买了一件|羽绒服, 我的|电脑: a product word after a purchase or a possessive (a classifier between)."""
+    j = i - 1
+    while j >= 0 and (tokens[j].tag in ("m", "q", "mq") or tokens[j].text in lex.zh_fillers):
+        j -= 1
+    before = "".join(t.text for t in tokens[max(0, j - 1) : j + 1])
+    return j >= 0 and any(before.endswith(cue) for cue in lex.zh_purchase)
+
+
+def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    ol = lex.open_names
+    tokens = en_tokens(text)
+    out: list[Named] = []
+
+    def add(span: tuple[int, int], type_: str, confidence: float) -> None:
+        if span[1] > span[0] and not overlaps(span, taken):
+            out.append(_named(text, span, type_, confidence))
+            taken.append(span)
+
+    i = 0
+    while i < len(tokens):  # brand + model (+ product word): iPhone 15 Pro, Dell XPS 13, Bose headphones
+        tok = tokens[i]
+        coded = _LATIN_WORD.fullmatch(tok.text) and (_INNER_CAPITAL.search(tok.text) or _CODE.fullmatch(tok.text))
+        if tok.tag != "PROPN" and not coded:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tokens) and (
+            tokens[j + 1].tag in ("PROPN", "NUM", "X")
+            or tokens[j + 1].text.lower() in ol.model_words
+            or (_LATIN_WORD.fullmatch(tokens[j + 1].text) and _DIGIT.search(tokens[j + 1].text))
+        ):
+            j += 1
+        words = [t.text for t in tokens[i : j + 1]]
+        nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+        head = nxt is not None and (
+            nxt.text.lower() in ol.en_product_heads
+            or (nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words)
+        )
+        if _model_like(words, ol):
+            before = tokens[i - 1].text.lower() if i > 0 else ""
+            kind = lex.type_nouns.find(before)  # the file server FS-02: a server
+            typed = kind[0].value if kind and kind[0].word.lower() == before else "product"
+            add((tok.start, tokens[j].end), typed, 0.8)
+        elif head and tok.text.lower() not in ol.en_not_brands:
+            add((tok.start, tokens[j + 1].end), "product", 0.75)
+        i = j + 1
+    for k, tok in enumerate(tokens):  # what was bought or is owned: I ordered a blender, my laptop
+        if tok.text.lower() not in ol.en_purchase and tok.text.lower() not in ol.en_possessives:
+            continue
+        j = k + 1
+        while j < len(tokens) and tokens[j].text.lower() in ol.en_fillers:
+            j += 1
+        last = None
+        while (
+            j < len(tokens)
+            and tokens[j].tag in ("ADJ", "NOUN", "PROPN", "NUM")
+            and tokens[j].text.lower() not in ol.en_run_breaks
+        ):
+            if tokens[j].tag in ("NOUN", "PROPN"):
+                last = j
+            j += 1
+        if last is None or tokens[last].text.lower() in ol.en_not_products:
+            continue
+        owned = tok.text.lower() in ol.en_possessives
+        if owned and tokens[last].text.lower() not in ol.en_product_heads:
+            continue  # my order, my account: a possessive alone only makes a product of a product word
+        start = next(t for t in range(k + 1, last + 1) if tokens[t].tag in ("ADJ", "NOUN", "PROPN", "NUM"))
+        while start < last and tokens[start].tag == "ADJ" and tokens[start].text.lower() in ol.en_not_products:
+            start += 1
+        add((tokens[start].start, tokens[last].end), "product", 0.6)
+    return out
+
+
+def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    """People and organisations: a run of proper nouns with a person cue beside it (Maria from sales,
+    Mr Chen, told Maria) or an organisation word after it (Amazon support, Chase Bank)."""
+    ol = lex.open_names
+    tokens = en_tokens(text)
+    out: list[Named] = []
+    k = 0
+    while k < len(tokens):
+        if tokens[k].tag != "PROPN" or tokens[k].text.lower() in ol.en_not_brands:
+            k += 1
+            continue
+        end = k
+        while end + 1 < len(tokens) and tokens[end + 1].tag == "PROPN":
+            end += 1
+        before = tokens[k - 1].text.lower().rstrip(".") if k > 0 else ""
+        after = tokens[end + 1].text.lower() if end + 1 < len(tokens) else ""
+        span = (tokens[k].start, tokens[end].end)
+        type_ = None
+        if before in ol.en_person_before or after in ol.en_person_after:
+            type_ = "person"
+        elif after in ol.en_org_words:
+            type_ = "organization"
+        if type_ is not None and not overlaps(span, taken):
+            out.append(_named(text, span, type_, 0.6))
+            taken.append(span)
+        k = end + 1
+    return out
+
+
+def _people_cue(text: str, lex: OpenNames) -> bool:
+    """Whether a capitalised word that is no common word stands beside a person or organisation cue."""
+    for m in _CUE_NAME.finditer(text):
+        word = m.group("name")
+        if word.lower() in lex.en_common:
+            continue
+        before = text[: m.start()].split()[-1:] if m.start() else []
+        after = text[m.end() :].split()[:1]
+        if (before and before[0].lower().rstrip(".") in lex.en_person_before) or (
+            after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words
+        ):
+            return True
+    return False
+
+
+def open_names(
+    text: str, lex: CorefLexicon, taken: list[tuple[int, int]], *, products: bool = True, people: bool = True
+) -> list[Named]:
+    """Products, organisations and people in `text` that overlap no span in `taken` (extended).
+
+    English people and organisations (`people`) are typed spaCy entities; the extraction runs them
+    after the capitalised-name rule, which keeps a name like Morton's Steakhouse whole.
+
+    >>> from state.coref.lexicon import load_coref_lexicon
+    >>> lex = load_coref_lexicon().get()
+    >>> [(n.surface, n.types) for n in open_names("上个月我在你们这买了一台华为Mate60，屏幕有一条绿线。", lex, [])]
+    [('华为Mate60', ('product',))]
+    >>> [(n.surface, n.types) for n in open_names("I bought an iPhone 15 Pro last month.", lex, [])]
+    [('iPhone 15 Pro', ('product',))]
+    """
+    found: list[Named] = []
+    ol = lex.open_names
+    if _CJK.search(text):
+        if products and ol.zh_gate.search(text):
+            found.extend(_zh(text, lex, taken))
+    elif _LATIN.search(text):
+        if products and (ol.en_gate.search(text) or _MODEL_TOKEN.search(text)):
+            found.extend(_en(text, lex, taken))
+        if people and _people_cue(text, ol):
+            found.extend(_en_people(text, lex, taken))
+    return sorted(found, key=lambda n: n.span)
