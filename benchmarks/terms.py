@@ -17,7 +17,7 @@ import statistics
 import time
 
 from state.core.language import split_sentences
-from state.coref.lexicon import WordIndex
+from state.core.word_index import WordIndex
 from state.terms.whitelist import DEFAULT_AUTHORITY_FILE, DEFAULT_TERM_FILES, TermLexicon, TermsConfig, note_sentences
 
 TURNS = [

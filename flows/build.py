@@ -37,6 +37,7 @@ from operators.metrics import (
     windowed_metrics,
 )
 from operators.normalise import normalise
+from operators.prefetch import PrefetchConfig
 from operators.recall import recall_trigger
 from operators.responder_feed import FeedConfig, responder_feed
 from operators.task_fsm import TaskOperatorConfig, track_tasks
@@ -102,6 +103,16 @@ def _session_end(event: InputEvent) -> SessionEnd | None:
 
 def _correction(event: InputEvent) -> UserCorrection | None:
     return event if isinstance(event, UserCorrection) else None
+
+
+def _prefetch(settings: Settings, embedder: Embedder, anchor_embedder: Embedder | None) -> PrefetchConfig | None:
+    """What to embed a batch at a time before the head and the task machine ask the memo one by one."""
+    if not (settings.embedder.prefetch and settings.embedder.memo_size):
+        return None
+    same_model = anchor_embedder is None or anchor_embedder is embedder
+    return PrefetchConfig(
+        memory_prefix=settings.embedder.memory_prefix, anchor_roles=("customer",) if same_model else ()
+    )
 
 
 def task_operator_config(settings: Settings) -> TaskOperatorConfig:
@@ -202,7 +213,9 @@ def build_flow(
 
     # -- → intent & emotion tagging → entropy windows and unit cut --
     # (returns the store embedder behind the cache the tagger's head shares, used by `embed` below)
-    turns, embedder = write_filters_ii(settings, turns, keyed, embedder=embedder, clock=clock)
+    turns, embedder = write_filters_ii(
+        settings, turns, keyed, embedder=embedder, clock=clock, prefetch=_prefetch(settings, embedder, anchor_embedder)
+    )
 
     # -- → task state machine, goal anchoring, temporal validity --
     controls = op.filter_map_value("session_controls", keyed, _session_end)

@@ -29,6 +29,7 @@ from flows.verification import VerificationGuard
 from schemas.errors import StateMirrorError, StoreError
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.http.verifiers import VerifyRequest
+from sinks.models.embedding_memo import remembers
 from sinks.store.base import MemoryStore, StoreFilter
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
@@ -168,7 +169,7 @@ class RecallService:
 
     def _rank(self, request: RecallRequest) -> _Ranked:
         tables = self._tables.get()
-        people = tuple(dict.fromkeys([*request.known_people, *(t.speaker for t in request.context if t.speaker)]))
+        people = _people(request)
         query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
         qvec = self._embedder.query([query.semantic_text])[0]
         ids, payloads, sims, tiers = self._candidates(request, qvec)
@@ -252,6 +253,17 @@ class RecallService:
         result instead of stopping the dataflow; the responder then answers without cues.
         """
         out: list[tuple[RecallRequest, RecallResult]] = []
+        if len(requests) > 1 and remembers(self._embedder):
+            # one model call for the batch's questions; each recall then finds its row in the memo
+            tables = self._tables.get()
+            self._embedder.query(
+                list(
+                    dict.fromkeys(
+                        analyse_query(r.query_text, tables, known_people=_people(r), entities=r.entities).semantic_text
+                        for r in requests
+                    )
+                )
+            )
         for r in requests:
             try:
                 out.append((r, self.recall(r)))
@@ -272,3 +284,8 @@ class RecallService:
                     )
                 )
         return out
+
+
+def _people(request: RecallRequest) -> tuple[str, ...]:
+    """The names a question's text is stripped of: the known people and the context's speakers."""
+    return tuple(dict.fromkeys([*request.known_people, *(t.speaker for t in request.context if t.speaker)]))

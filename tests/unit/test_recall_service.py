@@ -235,3 +235,31 @@ def test_a_failing_store_degrades_to_an_empty_explained_result() -> None:
 def test_a_failing_recent_tier_is_skipped(store: QdrantEdgeStore) -> None:
     r = _service(store, recent=_BrokenRecent()).recall(ask("客服态度又这么差", at=NOW))
     assert r.cues[0].text == "客服态度很差，我要投诉"
+
+
+def test_a_batch_of_questions_is_one_model_call_behind_the_memo(store: QdrantEdgeStore) -> None:
+    from collections.abc import Sequence
+
+    from sinks.models.embedding_memo import MemoEmbedder
+    from state.core.embedding import Matrix
+
+    class Counting:
+        name, dim = EMB.name, EMB.dim
+
+        def __init__(self) -> None:
+            self.calls: list[list[str]] = []
+
+        def passage(self, texts: Sequence[str]) -> Matrix:
+            return EMB.passage(texts)
+
+        def query(self, texts: Sequence[str]) -> Matrix:
+            self.calls.append(list(texts))
+            return EMB.query(texts)
+
+    model = Counting()
+    questions = ["客服态度又这么差，太失望了", "优惠券怎么用", "客服态度又这么差，太失望了"]
+    batch = [ask(q, at=NOW, event=f"q{i}") for i, q in enumerate(questions)]
+    memo_results = RecallService(store, MemoEmbedder(model), tables_file()).run_batch(batch)
+    assert [len(c) for c in model.calls] == [2]  # the two distinct questions, in one call; every recall hit the memo
+    plain = _service(store).run_batch(batch)
+    assert [_texts(r) for _, r in memo_results] == [_texts(r) for _, r in plain]

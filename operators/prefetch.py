@@ -1,0 +1,59 @@
+"""Embed, in one batch, every text the turns of a batch will ask the embedder for further on.
+
+Input: keyed `Turn` (cut into units, before the task state machine). Output: the same turns,
+unchanged and in order. State: none; the vectors land in the memo in front of the embedder
+(`sinks/models/embedding_memo.py`), where goal anchoring (one customer turn at a time, inside
+the task state machine), the memory vectors (`embed_units`) and the recall query find them.
+
+Why: anchoring asks for one text at a time, which an engine that parallelises across the
+texts of a call cannot spread over cores; asked here, a batch's texts go out in one call per
+mode, split over the embedder's threads. With the memory vectors in `query` mode (setting
+`embedder.memory_prefix`) a customer turn whose unit is the whole turn is one text in one mode:
+one embedding serves the memory vector, anchoring and the recall query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import bytewax.operators as op
+from bytewax.dataflow import operator
+from bytewax.operators import KeyedStream
+
+from state.core.embedding import Embedder
+from state.normalise.turn import Turn
+from state.units.assemble import unit_texts
+
+
+@dataclass(frozen=True)
+class PrefetchConfig:
+    memory_prefix: Literal["passage", "query"] = "passage"
+    anchor_roles: tuple[str, ...] = ("customer",)
+
+
+def wanted_texts(turns: list[Turn], config: PrefetchConfig) -> dict[str, list[str]]:
+    """mode → distinct texts (in first-seen order) the turns' units and goal anchoring will embed."""
+    wanted: dict[str, dict[str, None]] = {"passage": {}, "query": {}}
+    for turn in turns:
+        for text in unit_texts(turn):
+            wanted[config.memory_prefix][text] = None
+        if turn.event.speaker_role in config.anchor_roles:
+            wanted["query"][turn.text] = None
+    return {mode: list(texts) for mode, texts in wanted.items() if texts}
+
+
+def prefetch_batch(batch: list[tuple[str, Turn]], embedder: Embedder, config: PrefetchConfig) -> list[tuple[str, Turn]]:
+    calls: dict[str, Callable[[list[str]], object]] = {"passage": embedder.passage, "query": embedder.query}
+    for mode, texts in wanted_texts([turn for _, turn in batch], config).items():
+        calls[mode](texts)
+    return batch
+
+
+@operator
+def prefetch_vectors(
+    step_id: str, up: KeyedStream[Turn], config: PrefetchConfig, *, embedder: Embedder
+) -> KeyedStream[Turn]:
+    """Pass the turns on after embedding what they will need (the embedder must be a memo)."""
+    return op.flat_map_batch("prefetch_batch", up, lambda batch: prefetch_batch(batch, embedder, config))
