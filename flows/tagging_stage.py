@@ -101,6 +101,10 @@ def write_filters_ii(
                 embedder = MemoEmbedder(embedder)
             head.bind(embedder)
         items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
+    type_head = unit_type_head(settings, embedder) if tcfg.enabled else None
+    if type_head is not None and not isinstance(embedder, MemoEmbedder):
+        embedder = MemoEmbedder(embedder)  # the unit-type head and the store read one vector per unit
+        type_head.bind(embedder)
     if not ecfg.enabled:
         cut: KeyedStream[Turn] = op.filter_map_value(
             "drop_closings", items, lambda item: item if isinstance(item, Turn) else None
@@ -115,10 +119,6 @@ def write_filters_ii(
             weight=tcfg.head_emotion_weight if head is not None else 0.0,
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
-        type_head = unit_type_head(settings, embedder)
-        if type_head is not None and not isinstance(embedder, MemoEmbedder):
-            embedder = MemoEmbedder(embedder)  # the unit-type head and the store read one vector per unit
-            type_head.bind(embedder)
         emotion_config = replace(emotion_config, type_blend=TypeBlend(min_margin=tcfg.type_head_margin))
         with_closings: KeyedStream[Turn | SessionClosed] = op.merge("units_and_closings", cut, closed)
         cut = unit_emotion(
