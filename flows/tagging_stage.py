@@ -2,13 +2,15 @@
 
 Builds, once, from settings: the hot-reloaded tagging lexicon and entropy table, the trained
 head, and the per-segment embedder; then wires tagging → entropy → unit emotion (the head's
-emotion per memory unit, and the speaker's running stress carried into it), with each session's
+emotion per memory unit, and the speaker's running stress carried into it; then each unit's type,
+the unit-type head deciding where the rules did not), with each session's
 end merged in so all three stateful stages release and discard their per-session state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from schemas.events import InputEvent
 from sinks.models.embedders import load_embedder
 from sinks.models.embedding_memo import MemoEmbedder
 from sinks.models.tagger_model import EmbeddingHead, default_head, load_head
+from sinks.models.unit_type_model import DEFAULT_TYPE_HEAD, UnitTypeHead, load_type_head
 from state.core.closing import SessionClosed, closed_of
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
@@ -31,6 +34,7 @@ from state.normalise.turn import Turn
 from state.tagging.lexicon import DEFAULT_LEXICON, load_lexicon
 from state.tagging.tagger import IntentHead, TagConfig
 from state.units.entropy import DEFAULT_ENTROPY_TABLE, EntropyConfig, load_entropy_table
+from state.units.unit_type import TypeBlend
 
 
 def tagging_head(settings: Settings) -> IntentHead | None:
@@ -39,6 +43,22 @@ def tagging_head(settings: Settings) -> IntentHead | None:
     if spec == "none":
         return None
     return default_head() if spec == "default" else load_head(Path(spec))
+
+
+def unit_type_head(settings: Settings, store_embedder: Embedder) -> UnitTypeHead | None:
+    """The unit-type head, reading the store's (cached) vectors: no embedding call of its own.
+
+    The shipped head is used only when the store embeds with the model it was trained on (else:
+    rules only); a head file named in settings must match the store's model.
+    """
+    spec = settings.tagging.type_head
+    if spec == "none":
+        return None
+    head = load_type_head(DEFAULT_TYPE_HEAD if spec == "default" else Path(spec))
+    if spec == "default" and (head.embedder_name != store_embedder.name or head.dim != store_embedder.dim):
+        return None
+    head.bind(store_embedder)
+    return head
 
 
 def segment_embedder(settings: Settings, store_embedder: Embedder) -> Embedder:
@@ -81,6 +101,10 @@ def write_filters_ii(
                 embedder = MemoEmbedder(embedder)
             head.bind(embedder)
         items = tag_turns("tagging", items, tag_config, lexicon=lexicon, head=head, clock=clock)
+    type_head = unit_type_head(settings, embedder) if tcfg.enabled else None
+    if type_head is not None and not isinstance(embedder, MemoEmbedder):
+        embedder = MemoEmbedder(embedder)  # the unit-type head and the store read one vector per unit
+        type_head.bind(embedder)
     if not ecfg.enabled:
         cut: KeyedStream[Turn] = op.filter_map_value(
             "drop_closings", items, lambda item: item if isinstance(item, Turn) else None
@@ -95,8 +119,11 @@ def write_filters_ii(
             weight=tcfg.head_emotion_weight if head is not None else 0.0,
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
+        emotion_config = replace(emotion_config, type_blend=TypeBlend(min_margin=tcfg.type_head_margin))
         with_closings: KeyedStream[Turn | SessionClosed] = op.merge("units_and_closings", cut, closed)
-        cut = unit_emotion("unit_emotion", with_closings, emotion_config, head=head, lexicon=lexicon, clock=clock)
+        cut = unit_emotion(
+            "unit_emotion", with_closings, emotion_config, head=head, lexicon=lexicon, clock=clock, type_head=type_head
+        )
     return cut, embedder
 
 

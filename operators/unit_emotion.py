@@ -8,14 +8,16 @@ speakers). Key: session id. Discarded: a `SessionClosed` marks the state ended (
 ended one) and arms a short grace timer (the entropy stage releases the session's last turn on the
 same closing, so it may arrive just after: it still carries; a later turn starts fresh), and the
 idle timer (`idle_ttl` of processing time after the last turn) drops it. The logic is
-`state.units.emotion.unit_emotion_turn`. The head reads vectors through the store's shared cache
-(flows/tagging_stage.py), so the store embedding of these units is a cache hit, not a second call.
+`state.units.emotion.unit_emotion_turn`; then, with a unit-type head, each unit's type from the
+rules and the head together (`state.units.unit_type.type_units`). The heads read vectors through
+the store's shared cache (flows/tagging_stage.py), so the store embedding of these units is a
+cache hit, not a second call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import bytewax.operators as op
@@ -27,6 +29,7 @@ from state.normalise.turn import Turn
 from state.tagging.lexicon import TagLexicon
 from state.tagging.tagger import IntentHead
 from state.units.emotion import CarryState, end_session, unit_emotion_turn
+from state.units.unit_type import TypeBlend, TypeReader, type_units
 
 Item = Turn | SessionClosed
 
@@ -36,6 +39,7 @@ class UnitEmotionConfig:
     weight: float = 0.5  # the head's emotion: 0 = lexicon only, 1 = head only
     idle_ttl: timedelta = timedelta(hours=1)
     end_grace: timedelta = timedelta(seconds=30)
+    type_blend: TypeBlend = field(default_factory=TypeBlend)
 
 
 class _UnitEmotionLogic(StatefulLogic[Item, Turn, CarryState | None]):
@@ -46,8 +50,10 @@ class _UnitEmotionLogic(StatefulLogic[Item, Turn, CarryState | None]):
         lexicon: Callable[[], TagLexicon],
         head: IntentHead | None,
         clock: Callable[[], datetime],
+        type_head: TypeReader | None = None,
     ) -> None:
         self._state = state
+        self._type_head = type_head
         self._config = config
         self._lexicon = lexicon
         self._head = head
@@ -64,6 +70,7 @@ class _UnitEmotionLogic(StatefulLogic[Item, Turn, CarryState | None]):
         self._state, turn = unit_emotion_turn(
             self._state, value, self._lexicon(), head=self._head, head_weight=self._config.weight
         )
+        turn = type_units(turn, self._type_head, self._config.type_blend)
         if self._state.ended_at is None:
             self._wake = self._clock() + self._config.idle_ttl
         return ((turn,), StatefulLogic.RETAIN)
@@ -87,5 +94,8 @@ def unit_emotion(
     head: IntentHead | None,
     lexicon: Callable[[], TagLexicon],
     clock: Callable[[], datetime],
+    type_head: TypeReader | None = None,
 ) -> KeyedStream[Turn]:
-    return op.stateful("unit_emotion_logic", up, lambda resume: _UnitEmotionLogic(resume, config, lexicon, head, clock))
+    return op.stateful(
+        "unit_emotion_logic", up, lambda resume: _UnitEmotionLogic(resume, config, lexicon, head, clock, type_head)
+    )

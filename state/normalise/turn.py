@@ -6,7 +6,8 @@ own fields with `dataclasses.replace` and leaves the rest alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 from schemas.events import ConversationEvent
 from schemas.memory import CorefAnchor, TimeExpression
@@ -53,6 +54,16 @@ class Turn:
     # clarification question, entities it named or referred to, commitments it looked back at).
     # `task_id` above is set to the task the turn belongs to.
     task: TaskAnnotation | None = None
+
+    # -- unit types: written by the unit-emotion stage where the unit-type head ran --
+    # (last, so that a turn held in a snapshot taken before it existed restores field by field)
+    unit_kinds: tuple[str, ...] = ()  # per unit, rules and head together; empty: the segments' types decide
+
+    def __setstate__(self, state: Sequence[object]) -> None:
+        # A turn snapshotted before a trailing field existed restores with that field's default.
+        values = [*state, *(f.default for f in fields(self)[len(state) :])]
+        for f, value in zip(fields(self), values, strict=False):
+            object.__setattr__(self, f.name, value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ day 7 days on; 三天以后 = that day), a bare clock hour 1–6 without 上午/
 afternoon (三点开会 = 15:00), and a bare weekday already past this week means next week's.
 
 jionlp raises ValueError on strings it cannot parse; that is caught where it is called and the
-expression (or, for the extractor, the clause) is skipped rather than failing the turn.
+expression (or, for the extractor, the clause) is skipped rather than failing the turn. Strings
+its time parser cannot read but handles itself are noted once at debug, not logged as errors.
 """
 
 from __future__ import annotations
@@ -70,11 +71,42 @@ def chinese_number(text: str) -> float:
 _JIONLP_LOCK = threading.Lock()
 
 
+class _UnreadTimeNote(logging.Filter):
+    """Where jionlp's time parser logs a string it cannot read.
+
+    The parser handles such a string itself (it keeps no time for it, and the extractor moves on),
+    but first logs the whole traceback as an ERROR through the root logger: every eval run and
+    every worker's stderr would fill with tracebacks for text such as 周父亲一 or 五十九, and the
+    root logger would get a stderr handler it was never given. Its log goes to a logger of its own
+    instead, and this filter notes each such string once, at debug, here; the record is dropped.
+    """
+
+    _KEPT = 1024  # strings remembered as already noted
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        lines = record.getMessage().strip().splitlines()
+        note = lines[-1] if lines else ""
+        if note not in self._seen:
+            if len(self._seen) < self._KEPT:
+                self._seen.add(note)
+            log.debug("jionlp could not read a time string and skipped it: %s", note)
+        return False
+
+
 @lru_cache(maxsize=1)
 def _jionlp() -> Any:
-    """Import jionlp lazily (about 0.5 s) and keep its import banner off our stdout."""
+    """Import jionlp lazily (about 0.5 s), keep its import banner off our stdout, and route its
+    time parser's log of unreadable strings to a debug note (`_UnreadTimeNote`)."""
     with contextlib.redirect_stdout(io.StringIO()):
         import jionlp
+        from jionlp.gadget import time_parser
+    parser_log = logging.getLogger(f"{__name__}.jionlp")
+    parser_log.addFilter(_UnreadTimeNote())
+    time_parser.logging = parser_log  # the parser's module-level logger
     return jionlp
 
 

@@ -135,7 +135,7 @@ def _unit(
     ev = turn.event
     if tags:
         probs, label = turn_intent(tags)
-        kind = unit_kind([t.kind for t in tags])
+        kind = turn.unit_kinds[index] if index < len(turn.unit_kinds) else unit_kind([t.kind for t in tags])
         load = turn.unit_emotion[index] if index < len(turn.unit_emotion) else lexicon_emotion(tags)
         stress, certainty, urgency, cooperation = load
         emotion = EmotionLoad(stress=stress, certainty=certainty, urgency=urgency, cooperation=cooperation)

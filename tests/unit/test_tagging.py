@@ -347,3 +347,24 @@ def test_probabilities_sum_to_one_and_loads_stay_in_range(text: str, role: str) 
 def test_lexicon_is_a_data_file() -> None:
     assert isinstance(LEX, TagLexicon)
     assert len(LEX.intent_cues) > 20
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "cue"),
+    [
+        ("这边估计能给您申请到补偿", "agent", "zh_please"),  # 申请 (apply for) is no 请 (please)
+        ("我邀请了朋友一起来", "customer", "zh_please"),
+        ("好像还是不行", "customer", "zh_accept"),  # 好像 (seems) is no 好 (OK)
+        ("好像已经到了", "customer", "zh_accept"),
+    ],
+)
+def test_words_that_only_contain_a_cue_do_not_fire_it(text: str, role: str, cue: str) -> None:
+    tags = tag_turn(None, _turn(text, role), TagConfig(), LEX)[1].tags
+    assert tags
+    assert all(cue not in t.cues for t in tags)
+    assert all(t.label != "request" for t in tags)
+
+
+@pytest.mark.parametrize(("text", "cue"), [("请您提供一下订单号", "zh_please"), ("好，那就这样", "zh_accept")])
+def test_the_cue_words_themselves_still_fire(text: str, cue: str) -> None:
+    assert any(cue in t.cues for t in tag_turn(None, _turn(text), TagConfig(), LEX)[1].tags)

