@@ -41,37 +41,47 @@ def _english_suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, i
     if en_suffixes:
         pattern = re.compile(_EN_SUFFIX_NAME.format(suffixes="|".join(map(re.escape, en_suffixes))))
         for m in pattern.finditer(text):
-            words = m.group(1).split()
-            while words and words[0] in _EN_NOT_NAMES:
-                words.pop(0)
-            if len(words) < 2:
+            located = _kept_words(text, m.span(1))
+            if located is None or len(located[0]) < 2:
                 continue
-            name = " ".join(words)
-            start = text.find(name, m.start(1))
-            span = (start, start + len(name))
-            if start < 0 or overlaps(span, taken):
+            words, span = located
+            name = text[span[0] : span[1]]
+            if overlaps(span, taken):
                 continue
-            out.append(Named(name, name, lex.type_suffixes[words[-1]], span, "suffix", 0.8))
+            out.append(Named(name, " ".join(words), lex.type_suffixes[words[-1]], span, "suffix", 0.8))
             taken.append(span)
     return out
+
+
+def _kept_words(text: str, span: tuple[int, int]) -> tuple[list[str], tuple[int, int]] | None:
+    """The words of a capitalised run in `text[span]` after leading non-names (The, My …), and the
+    span they cover in `text` itself; None when nothing is left or the run crosses a line break
+    (a name never does, and the mention must be the text its span points at)."""
+    hits = [(w.group(), w.start() + span[0], w.end() + span[0]) for w in re.finditer(r"\S+", text[span[0] : span[1]])]
+    while hits and hits[0][0] in _EN_NOT_NAMES:
+        hits.pop(0)
+    if not hits:
+        return None
+    start, end = hits[0][1], hits[-1][2]
+    if "\n" in text[start:end] or "\r" in text[start:end]:
+        return None
+    return [h[0] for h in hits], (start, end)
 
 
 def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named]:
     out: list[Named] = []
     for m in _EN_PROPER.finditer(text):
         span = m.span(1)
-        words = m.group(1).split()
-        while words and words[0] in _EN_NOT_NAMES:
-            words.pop(0)
-        if not words or overlaps(span, taken):
+        located = _kept_words(text, span)
+        if located is None or overlaps(span, taken):
             continue
-        name = " ".join(words)
-        start = text.find(name, span[0])
+        words, (start, end) = located
+        name = text[start:end]
         sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
         if sentence_start and len(words) < 2:
             continue  # a capitalised first word is just the start of a sentence
-        out.append(Named(name, name, (), (start, start + len(name)), "proper", 0.5 if len(words) < 2 else 0.6))
-        taken.append((start, start + len(name)))
+        out.append(Named(name, " ".join(words), (), (start, end), "proper", 0.5 if len(words) < 2 else 0.6))
+        taken.append((start, end))
     return out
 
 
