@@ -99,13 +99,17 @@ def test_poison_between_valid_records_survives_kill_restart_and_replay(
     [refused] = report.rejected
     assert refused.startswith(f"{archive}:41:")  # ... and named
 
-    first = cli(["run", "--until-end", "--rate", "25"], cfg, tmp_path, tmp_path / "run1.log")
+    # Slow enough (~40 s for the topic) that the kill lands mid-stream however fast the flow is.
+    first = cli(["run", "--until-end", "--rate", "2"], cfg, tmp_path, tmp_path / "run1.log")
     try:
-        seen = _wait_for_memories(settings, 15, first, timeout_s=240)
+        _wait_for_memories(settings, 15, first, timeout_s=240)
     finally:
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
-    assert seen < len(valid), "the flow finished before it was killed; nothing was tested"
+    before_kill = {
+        json.loads(v)["event_id"] for _, v in read_topic(kafka_connection(settings), settings.kafka.memory_topic)
+    }
+    assert len(before_kill) < len(valid), "the flow finished before it was killed; nothing was tested"
     second = cli(["run", "--until-end"], cfg, tmp_path, tmp_path / "run2.log")
     assert second.wait(timeout=300) == 0, (tmp_path / "run2.log").read_text()[-3000:]
 
