@@ -4,7 +4,7 @@ Input: a `CandidateBatch` (the memories recall fetched, as arrays) and a `QueryA
 Output: `PoolScores`, one array per score component plus the eligibility mask and the
 validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded data).
 
-    relevance = max(semantic + lexical, a share of a neighbouring turn's)
+    relevance = max(semantic + lexical, a share of the question before it / the answer after it)
               + person (said by the person the question names) + entity (same identifier)
               + topic (the memory's topic belongs to the question's class)
               + overdue (an overdue promise, for "still not" questions)
@@ -128,18 +128,35 @@ def validity_filter(
     return eligible, decisions
 
 
+_ASKING_TYPES = frozenset({"question", "clarification"})
+
+
+def _asks(batch: CandidateBatch) -> B:
+    """Which candidates ask something: typed a question, or said with a question mark."""
+    return np.array(
+        [
+            str(p.get("unit_type")) in _ASKING_TYPES or str(p.get("text", "")).rstrip().endswith(("?", "？"))
+            for p in batch.payloads
+        ],
+        dtype=bool,
+    )
+
+
 def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
-    """Relevance of each candidate's previous and next turn in the same session (0 if absent)."""
+    """Relevance a candidate inherits from its previous and next turn in the same session (0 if absent):
+    an answer from the question before it, a question from the answer after it. Two turns that are
+    merely adjacent pass nothing (the agent's earlier promise does not become relevant because the
+    customer's next question is)."""
     n = len(batch)
     prev, nxt = np.zeros(n), np.zeros(n)
     if n < 2:
         return prev, nxt
     order = np.lexsort((batch.ts, batch.session))
-    ts, sess, r = batch.ts[order], batch.session[order], rel[order]
+    ts, sess, r, asks = batch.ts[order], batch.session[order], rel[order], _asks(batch)[order]
     with np.errstate(invalid="ignore"):
         linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)
-    prev[order[1:]] = np.where(linked, r[:-1], 0.0)
-    nxt[order[:-1]] = np.where(linked, r[1:], 0.0)
+    prev[order[1:]] = np.where(linked & asks[:-1], r[:-1], 0.0)
+    nxt[order[:-1]] = np.where(linked & asks[:-1], r[1:], 0.0)
     return prev, nxt
 
 

@@ -171,7 +171,7 @@ def test_a_named_person_counts_as_speaker_not_as_a_word() -> None:
 
 def test_identifier_match_and_neighbours() -> None:
     units = [
-        unit("what is the status of order 20250601123", n=1, session="s1"),
+        unit("what is the status of order 20250601123?", n=1, session="s1"),
         unit("it left the warehouse this morning", n=2, session="s1"),
         unit("unrelated line", n=3, session="s2"),
     ]
@@ -179,6 +179,16 @@ def test_identifier_match_and_neighbours() -> None:
     s = score_pool(q, _batch(units, sims=[0.9, 0.2, 0.2]), TABLES, NOW)
     assert s.entity.tolist() == [1.0, 0.0, 0.0]
     assert s.relevance[1] > s.relevance[2]  # the answer inherits from its question
+
+
+def test_a_turn_that_is_merely_adjacent_inherits_nothing() -> None:
+    units = [
+        unit("we will send the first draft next Tuesday", n=1, session="s1"),
+        unit("where is the compensation you promised me?", n=2, session="s1"),
+    ]
+    q = analyse_query("when will the compensation arrive", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.1, 0.9]), TABLES, NOW)
+    assert s.relevance[0] < 0.5 * s.relevance[1]  # an earlier statement gets no share of the next question
 
 
 def test_factors_zero_drop_and_scale() -> None:
