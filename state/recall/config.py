@@ -41,6 +41,7 @@ class RelevanceWeights:
     lexical: float
     neighbour_prev: float
     neighbour_next: float
+    neighbour_adjacent: float
     neighbour_max_gap_s: float
     person: float
     entity: float

@@ -4,7 +4,8 @@ Input: a `CandidateBatch` (the memories recall fetched, as arrays) and a `QueryA
 Output: `PoolScores`, one array per score component plus the eligibility mask and the
 validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded data).
 
-    relevance = max(semantic + lexical, a share of the question before it / the answer after it)
+    relevance = max(semantic + lexical, a share of a neighbouring turn's: larger across a question
+                    and its answer than between turns merely adjacent)
               + person (said by the person the question names) + entity (same identifier)
               + topic (the memory's topic belongs to the question's class)
               + overdue (an overdue promise, for "still not" questions)
@@ -142,22 +143,25 @@ def _asks(batch: CandidateBatch) -> B:
     )
 
 
-def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F]:
-    """Relevance a candidate inherits from its previous and next turn in the same session (0 if absent):
-    an answer from the question before it, a question from the answer after it. Two turns that are
-    merely adjacent pass nothing (the agent's earlier promise does not become relevant because the
-    customer's next question is)."""
+def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F, B, B]:
+    """Relevance of each candidate's previous and next turn in the same session (0 if absent), and
+    whether each link joins a question and its answer: the previous turn asks (this one answers it),
+    or this turn asks (the next one answers it). Merely adjacent turns get a smaller share (the
+    agent's earlier promise must not ride on the customer's next, unrelated question)."""
     n = len(batch)
     prev, nxt = np.zeros(n), np.zeros(n)
+    prev_q, nxt_q = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     if n < 2:
-        return prev, nxt
+        return prev, nxt, prev_q, nxt_q
     order = np.lexsort((batch.ts, batch.session))
     ts, sess, r, asks = batch.ts[order], batch.session[order], rel[order], _asks(batch)[order]
     with np.errstate(invalid="ignore"):
         linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)
-    prev[order[1:]] = np.where(linked & asks[:-1], r[:-1], 0.0)
-    nxt[order[:-1]] = np.where(linked & asks[:-1], r[1:], 0.0)
-    return prev, nxt
+    prev[order[1:]] = np.where(linked, r[:-1], 0.0)
+    nxt[order[:-1]] = np.where(linked, r[1:], 0.0)
+    prev_q[order[1:]] = asks[:-1]
+    nxt_q[order[:-1]] = asks[:-1]
+    return prev, nxt, prev_q, nxt_q
 
 
 def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
@@ -215,7 +219,7 @@ def score_pool(
     semantic = np.clip((batch.semantic - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
     content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
     base = (rw.semantic * semantic + rw.lexical * lexical) * content
-    prev, nxt = _neighbours(batch, base, rw.neighbour_max_gap_s)
+    prev, nxt, prev_q, nxt_q = _neighbours(batch, base, rw.neighbour_max_gap_s)
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
     ents = [e.lower() for e in query.entities]
@@ -230,7 +234,9 @@ def score_pool(
     promise = batch.commitment if asks_promise else np.zeros(n)
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
-    in_context = np.maximum.reduce([base, rw.neighbour_prev * prev, rw.neighbour_next * nxt]) * content
+    share_prev = np.where(prev_q, rw.neighbour_prev, rw.neighbour_adjacent)
+    share_next = np.where(nxt_q, rw.neighbour_next, rw.neighbour_adjacent)
+    in_context = np.maximum.reduce([base, share_prev * prev, share_next * nxt]) * content
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content
