@@ -22,6 +22,7 @@ each method is one step of it; the logic of every step already lives in `state/r
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -277,19 +278,20 @@ class RecallService:
             ),
         )
         outcomes: dict[int, VerifyOutcome] = {}
-        arb = arbitrate(batch, outcomes, statements, tables)
-        scores = score_pool(
+        rescore = functools.partial(
+            score_pool,
             query,
             batch,
             tables,
             request.ts,
             known_people=people,
-            factors=arb.factors,
             still_waiting=waiting,
             asks_status=status,
             cosine_scale=scale,
             time_ranges=periods,
         )
+        arb = arbitrate(batch, outcomes, statements, tables)
+        scores = rescore(factors=arb.factors)
         for _ in range(3):  # verify what reaches the top; a drop lets the next one up
             todo = [i for i in top_indices(scores, k + 2) if i not in outcomes]
             fresh = self._verify(request, batch, todo)
@@ -297,18 +299,7 @@ class RecallService:
                 break
             outcomes |= fresh
             arb = arbitrate(batch, outcomes, statements, tables)
-            scores = score_pool(
-                query,
-                batch,
-                tables,
-                request.ts,
-                known_people=people,
-                factors=arb.factors,
-                still_waiting=waiting,
-                asks_status=status,
-                cosine_scale=scale,
-                time_ranges=periods,
-            )
+            scores = rescore(factors=arb.factors)
         return _Ranked(query.question_class, batch, scores, arb, outcomes, tiers, k, abstain.min_relevance)
 
     def ranked_ids(self, request: RecallRequest, k: int) -> list[str]:
