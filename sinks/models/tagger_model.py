@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from schemas.errors import ConfigurationError, ModelError
 from sinks.models.embedders import load_embedder
+from sinks.models.weights_file import read_weights
 from state.core.embedding import Embedder
 from state.tagging.lexicon import CLASSES, EMOTIONS
 
@@ -136,12 +137,7 @@ def load_head(path: Path) -> EmbeddingHead | TransformerHead:
         if not (path / TRANSFORMER_MARKER).exists():
             raise ConfigurationError(f"{path} is not a fine-tuned tagger folder (no {TRANSFORMER_MARKER})")
         return TransformerHead(path)
-    try:
-        weights = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read tagger head {path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigurationError(f"tagger head {path} is not JSON: {exc}") from exc
+    weights = read_weights(path, "tagger head")
     return EmbeddingHead(weights, source=str(path))
 
 

@@ -11,7 +11,6 @@ Input: unit texts and their speakers' roles. Output: one row of unit-type probab
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import numpy.typing as npt
 
 from schemas.errors import ConfigurationError
 from sinks.models.embedders import load_embedder
+from sinks.models.weights_file import read_weights
 from state.core.embedding import Embedder
 
 DEFAULT_TYPE_HEAD = Path(__file__).resolve().parent / "resources" / "unit_type_head.json"
@@ -99,12 +99,7 @@ class UnitTypeHead:
 
 
 def load_type_head(path: Path) -> UnitTypeHead:
-    try:
-        weights = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read unit-type head {path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigurationError(f"unit-type head {path} is not JSON: {exc}") from exc
+    weights = read_weights(path, "unit-type head")
     return UnitTypeHead(weights, source=str(path))
 
 
