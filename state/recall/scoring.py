@@ -233,9 +233,14 @@ def score_pool(
         lexical = bm25_share(q_tokens, batch.tokens)
     rw = tables.relevance
     lo, hi = cosine_scale
-    semantic = np.clip((batch.semantic - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
+    z = (batch.semantic - lo) / max(hi - lo, 1e-9)
+    semantic = np.clip(z, 0.0, 1.0)
+    # Ranking reads the cosine over a wider range than the abstain floor: below the calibrated
+    # low end, a closer memory still ranks above a farther one instead of all tying at 0.
+    m = rw.semantic_rank_margin
+    ranked_semantic = np.clip((z + m) / (1.0 + m), 0.0, 1.0)
     content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
-    base = (rw.semantic * semantic + rw.lexical * lexical) * content
+    base = (rw.semantic * ranked_semantic + rw.lexical * lexical) * content
     prev, nxt, prev_q, nxt_q = _neighbours(batch, base, rw.neighbour_max_gap_s)
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
@@ -253,7 +258,9 @@ def score_pool(
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
     share_prev = np.where(prev_q, rw.neighbour_prev, rw.neighbour_adjacent)
     share_next = np.where(nxt_q, rw.neighbour_next, rw.neighbour_adjacent)
-    in_context = np.maximum.reduce([base, share_prev * prev, share_next * nxt]) * content
+    # A turn that asks, followed by its answer, is not itself the answer: it keeps `asking` of its own.
+    own = np.where(nxt_q & (nxt > 0), rw.asking * base, base)
+    in_context = np.maximum.reduce([own, share_prev * prev, share_next * nxt]) * content
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content
