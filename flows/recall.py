@@ -76,11 +76,25 @@ def _subject(payload: Mapping[str, Any]) -> str:
     return str(payload.get("topic") or payload.get("text", ""))[:80]
 
 
+_LAST_WEEKDAY = re.compile(r"\blast\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
+_WEEK_S = 7 * 86400.0
+
+
 def _past_periods(text: str, at: datetime) -> list[tuple[float, float]]:
-    """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在")."""
+    """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在").
+
+    English "last Monday" is ambiguous: the Monday of last week (the normaliser's reading) or the
+    most recent Monday. Both count when the later one is already past ("上周五" is not ambiguous)."""
     now = at.timestamp()
-    found = normalise_times(text, at, language_mix(text))
-    return [(t.start.timestamp(), t.end.timestamp()) for t in found if t.end.timestamp() < now - 3600]
+    out: list[tuple[float, float]] = []
+    for t in normalise_times(text, at, language_mix(text)):
+        start, end = t.start.timestamp(), t.end.timestamp()
+        if end >= now - 3600:
+            continue
+        out.append((start, end))
+        if _LAST_WEEKDAY.search(t.original_form) and end + _WEEK_S < now - 3600:
+            out.append((start + _WEEK_S, end + _WEEK_S))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +116,11 @@ class RecallService:
         embedder: Embedder,
         tables: HotFile[RecallTables],
         *,
-        candidate_limit: int = 100,
+        candidate_limit: int = 300,
         recent: RecentActions | None = None,
         recent_limit: int = 5,
         verification: VerificationGuard | None = None,
-        lexical_limit: int = 30,
+        lexical_limit: int = 60,
         scan_limit: int = 5000,
         resolution: HotFile[ResolutionLexicon] | None = None,
     ) -> None:

@@ -159,7 +159,7 @@ class RecallSettings(Section):
     """Scored recall (docs/design.md#recall). Weights and lexicon are data files, hot-reloaded."""
 
     enabled: bool = Field(default=True, description="override switch: off skips the recall trigger in the flow")
-    candidate_limit: int = Field(default=100, gt=0, le=2000, description="long-term candidates fetched per question")
+    candidate_limit: int = Field(default=300, gt=0, le=2000, description="long-term candidates fetched per question")
     context_turns: int = Field(
         default=3, ge=0, le=3, description="last turns kept as immediate context (not retrieved)"
     )

@@ -43,6 +43,8 @@ class RelevanceWeights:
     neighbour_next: float
     neighbour_adjacent: float
     neighbour_max_gap_s: float
+    asking: float
+    semantic_rank_margin: float
     person: float
     entity: float
     topic: float

@@ -147,21 +147,38 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F, 
     """Relevance of each candidate's previous and next turn in the same session (0 if absent), and
     whether each link joins a question and its answer: the previous turn asks (this one answers it),
     or this turn asks (the next one answers it). Merely adjacent turns get a smaller share (the
-    agent's earlier promise must not ride on the customer's next, unrelated question)."""
+    agent's earlier promise must not ride on the customer's next, unrelated question).
+
+    Neighbours are turns, not units: the units cut from one turn are one turn here (its relevance
+    the best of its units', and it asks when any of them does), so a question's answer is the next
+    speaker's turn even when the question's turn was cut into several units."""
     n = len(batch)
     prev, nxt = np.zeros(n), np.zeros(n)
     prev_q, nxt_q = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
     if n < 2:
         return prev, nxt, prev_q, nxt_q
-    order = np.lexsort((batch.ts, batch.session))
-    ts, sess, r, asks = batch.ts[order], batch.session[order], rel[order], _asks(batch)[order]
+    turn = batch.turn if batch.turn is not None else np.arange(n)
+    codes, of_turn = np.unique(turn, return_inverse=True)
+    m = codes.size
+    if m < 2:
+        return prev, nxt, prev_q, nxt_q
+    t_rel, t_asks = np.zeros(m), np.zeros(m, dtype=bool)
+    np.maximum.at(t_rel, of_turn, rel)
+    np.logical_or.at(t_asks, of_turn, _asks(batch))
+    t_ts, t_sess = np.full(m, np.nan), np.zeros(m, dtype=np.int64)
+    t_ts[of_turn] = batch.ts
+    t_sess[of_turn] = batch.session
+    order = np.lexsort((t_ts, t_sess))
+    ts, sess, r, asks = t_ts[order], t_sess[order], t_rel[order], t_asks[order]
     with np.errstate(invalid="ignore"):
         linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)
-    prev[order[1:]] = np.where(linked, r[:-1], 0.0)
-    nxt[order[:-1]] = np.where(linked, r[1:], 0.0)
-    prev_q[order[1:]] = asks[:-1]
-    nxt_q[order[:-1]] = asks[:-1]
-    return prev, nxt, prev_q, nxt_q
+    t_prev, t_next = np.zeros(m), np.zeros(m)
+    t_prev_q, t_next_q = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    t_prev[order[1:]] = np.where(linked, r[:-1], 0.0)
+    t_next[order[:-1]] = np.where(linked, r[1:], 0.0)
+    t_prev_q[order[1:]] = asks[:-1]
+    t_next_q[order[:-1]] = asks[:-1]
+    return t_prev[of_turn], t_next[of_turn], t_prev_q[of_turn], t_next_q[of_turn]
 
 
 def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
@@ -216,9 +233,14 @@ def score_pool(
         lexical = bm25_share(q_tokens, batch.tokens)
     rw = tables.relevance
     lo, hi = cosine_scale
-    semantic = np.clip((batch.semantic - lo) / max(hi - lo, 1e-9), 0.0, 1.0)
+    z = (batch.semantic - lo) / max(hi - lo, 1e-9)
+    semantic = np.clip(z, 0.0, 1.0)
+    # Ranking reads the cosine over a wider range than the abstain floor: below the calibrated
+    # low end, a closer memory still ranks above a farther one instead of all tying at 0.
+    m = rw.semantic_rank_margin
+    ranked_semantic = np.clip((z + m) / (1.0 + m), 0.0, 1.0)
     content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
-    base = (rw.semantic * semantic + rw.lexical * lexical) * content
+    base = (rw.semantic * ranked_semantic + rw.lexical * lexical) * content
     prev, nxt, prev_q, nxt_q = _neighbours(batch, base, rw.neighbour_max_gap_s)
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
@@ -236,7 +258,9 @@ def score_pool(
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
     share_prev = np.where(prev_q, rw.neighbour_prev, rw.neighbour_adjacent)
     share_next = np.where(nxt_q, rw.neighbour_next, rw.neighbour_adjacent)
-    in_context = np.maximum.reduce([base, share_prev * prev, share_next * nxt]) * content
+    # A turn that asks, followed by its answer, is not itself the answer: it keeps `asking` of its own.
+    own = np.where(nxt_q & (nxt > 0), rw.asking * base, base)
+    in_context = np.maximum.reduce([own, share_prev * prev, share_next * nxt]) * content
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

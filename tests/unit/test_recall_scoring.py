@@ -242,3 +242,21 @@ def test_scores_stay_in_range_and_top_k_is_eligible_and_sorted(pairs, text: str)
     assert len(top) <= 3
     assert all(s.eligible[i] for i in top)
     assert [s.final[i] for i in top] == sorted((s.final[i] for i in top), reverse=True)
+
+
+def test_the_answer_outranks_its_question_even_when_the_question_turn_was_cut_into_units() -> None:
+    said = unit("my screen cracked,", n=1, session="s1")
+    asked = said.model_copy(update={"memory_id": said.memory_id + "-1", "unit_index": 1, "text": "does it cover that?"})
+    units = [said, asked, unit("yes, 29 dollars per accidental repair", n=2, session="s1")]
+    q = analyse_query("how much is the screen repair", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.9, 0.9, 0.85]), TABLES, NOW)
+    assert s.relevance[2] > max(s.relevance[0], s.relevance[1])  # neighbours are turns, not units
+    assert top_indices(s, 1) == [2]
+
+
+def test_ranking_keeps_the_order_below_the_calibrated_range_and_the_floor_does_not_move() -> None:
+    units = [unit("alpha", n=1, session="s1"), unit("beta", n=2, session="s2")]
+    q = analyse_query("gamma", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.79, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.semantic.tolist() == [0.0, 0.0]  # what the abstain floor reads
+    assert s.relevance[0] > s.relevance[1] > 0.0
