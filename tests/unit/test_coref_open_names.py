@@ -197,3 +197,16 @@ def test_an_apposition_names_the_thing_and_keeps_its_kind() -> None:
 def test_an_english_he_never_falls_back_to_a_thing() -> None:
     said = ("The Asus RT-AX58U router drops every night.", "A technician will visit.")
     assert [a for a in last_anchors(*said, "When will he arrive?") if a.resolved_entity is not None] == []
+
+
+def test_a_flight_number_is_a_flight_and_this_flight_refers_to_it() -> None:
+    said = ("我订的MU5137航班被取消了。", "我帮您看一下改签。")
+    assert referents(last_anchors(*said, "这个航班还能退票吗？")) == [("这个航班", "MU5137")]
+    assert [n.types for n in extract_mentions("Is flight BA0287 delayed?", LEX) if n.source == "identifier"] == [
+        ("flight",)
+    ]
+
+
+def test_a_doctor_named_by_title_is_a_person() -> None:
+    said = ("上周给我看诊的是赵医生。", "请问您要复诊吗？")
+    assert referents(last_anchors(*said, "对，她下周三出诊吗？")) == [("她", "赵医生")]
