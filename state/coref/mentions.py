@@ -17,6 +17,7 @@ Pure functions over one sentence and the lexicon; no state.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from state.coref.lexicon import CorefLexicon, DictEntity
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
@@ -192,6 +193,19 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
     return out
 
 
+def _titled(named: Named, lex: CorefLexicon) -> Named:
+    """约王师傅, 骑手李师傅, 皮肤科孙医生: a person named by a title is the surname and the title."""
+    if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
+        return named
+    ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
+    title = max(ends, key=len, default="")
+    if len(title) < 2 or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
+        return named
+    cut = len(named.surface) - len(title) - 1
+    name = named.surface[cut:]
+    return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
+
+
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
     """Entity mentions in one sentence, in text order.
 
@@ -258,4 +272,4 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 _kinds(text, named, lex),
             )
         )
-    return _appositions(text, out, lex)
+    return _appositions(text, [_titled(n, lex) for n in out], lex)

@@ -210,3 +210,8 @@ def test_a_flight_number_is_a_flight_and_this_flight_refers_to_it() -> None:
 def test_a_doctor_named_by_title_is_a_person() -> None:
     said = ("上周给我看诊的是赵医生。", "请问您要复诊吗？")
     assert referents(last_anchors(*said, "对，她下周三出诊吗？")) == [("她", "赵医生")]
+
+
+@pytest.mark.parametrize(("text", "name"), [("我帮您约了赵师傅上门。", "赵师傅"), ("眼科吴医生明天出诊。", "吴医生")])
+def test_a_person_named_by_title_is_the_surname_and_the_title(text: str, name: str) -> None:
+    assert [n.surface for n in extract_mentions(text, LEX) if n.types == ("person",)] == [name]
