@@ -129,7 +129,7 @@ class QdrantEdgeStore:
         *,
         hnsw_m: int = 16,
         hnsw_ef_construct: int = 100,
-        timeline_rows: int = 200_000,
+        timeline_rows: int = 100_000,
     ) -> None:
         self._dir = path / collection
         self._hnsw = qe.HnswIndexConfig(m=hnsw_m, ef_construct=hnsw_ef_construct, full_scan_threshold=10_000)

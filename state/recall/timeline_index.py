@@ -331,7 +331,7 @@ class IndexedTimeline:
 class TimelineIndex:
     """The per-scope indexes of one store, built on first use from `load` and kept by the writes."""
 
-    def __init__(self, load: Loader, *, max_rows: int = 200_000) -> None:
+    def __init__(self, load: Loader, *, max_rows: int = 100_000) -> None:
         self._load = load
         self._max_rows = max_rows
         self._scopes: OrderedDict[ScopeKey, ScopeIndex] = OrderedDict()

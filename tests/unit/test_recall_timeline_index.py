@@ -51,7 +51,14 @@ PHRASES = [
     "问题解决了", "已经收到了", "it's done", "works now", "已为您取消", "done, it now goes to the office",
     "我们会给您补偿", "we will send a replacement", "还没收到", "still not here", "怎么样了", "",
 ]  # fmt: skip
-TYPES: list[UnitType] = ["complaint", "action_request", "statement", "commitment", "resolution_confirmation", "smalltalk"]
+TYPES: list[UnitType] = [
+    "complaint",
+    "action_request",
+    "statement",
+    "commitment",
+    "resolution_confirmation",
+    "smalltalk",
+]
 SCOPES: list[dict[str, str]] = [
     {"tenant_id": "t1", "user_id": "u1"},
     {"tenant_id": "t1", "user_id": "u2"},
