@@ -8,9 +8,11 @@ passed with no confirmation (`overdue`). State: none; the lexicon is a data file
 
 Why at recall time and not in a keyed write-time step: the confirmation often arrives in a
 later session ("Great, I see the refund now" two days after the complaint), and sessions
-are the dataflow's key, so no keyed step sees both. The user's memories are read once per
-recall anyway (the lexical tier), so the timeline costs nothing extra, and a replay gives
-the same answer because only stored fields and the question's own time are used.
+are the dataflow's key, so no keyed step sees both. A replay gives the same answer because
+only stored fields and the question's own time are used. Each memory's part in the pass
+(`issue_mark`) reads that memory alone, so the user's timeline index
+(`state.recall.timeline_index`) keeps it beside the memory, and a question passes over the few
+memories that take part (`settle_marks`) instead of classifying the whole timeline again.
 
 The rule, deliberately simple and explainable:
 * a confirmation (a customer turn matching the lexicon, or typed `resolution_confirmation` by the
