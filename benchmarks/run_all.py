@@ -71,6 +71,12 @@ BENCHES = (
         ("benchmarks.recall", "--memories", "100000", "--queries", "1000", "--optimize"),
     ),
     Bench(
+        "recall",
+        "Whole RecallService at LoCoMo's ~1,100 memories per user: the timeline index against the scan, same run",
+        ("benchmarks.recall_timeline", "--repeats", "2"),
+        ("benchmarks.recall_timeline", "--repeats", "5"),
+    ),
+    Bench(
         "redis",
         "Redis state mirror under 1,000 concurrent sessions",
         ("benchmarks.redis_mirror", "--sessions", "1000", "--rounds", "10"),

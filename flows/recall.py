@@ -2,9 +2,11 @@
 
     context (last 3 turns, given)   recent actions (7 days, Redis)   long-term (vector store)
                  \\                           |                            /
+                  → the user's timeline at the question time (the store's per-user index, or
+                    a scan of the user's memories when the store keeps none)
                   → candidates (tenant + user only, valid now, said before now):
                     the dense hits, plus the best BM25 hits over the user's memories
-                  → the user's timeline: open issues settled, reopened, promises overdue
+                  → from the timeline: open issues settled, reopened, promises overdue
                   → one vectorised scoring pass (state.recall.scoring)
                   → verify the transient ones near the top (guard + verifiers, bounded wait)
                   → arbitration (user > fresh verifier > memory), rescore
@@ -39,7 +41,7 @@ from schemas.errors import StateMirrorError, StoreError
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.http.verifiers import VerifyRequest
 from sinks.models.embedding_memo import remembers
-from sinks.store.base import MemoryStore, StoreFilter
+from sinks.store.base import MemoryStore, StoreFilter, TimelineSource
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
@@ -47,16 +49,11 @@ from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
-from state.recall.lexical import bm25_share, tokenize
+from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
-from state.recall.resolution import (
-    ResolutionLexicon,
-    asks_status,
-    asks_still_waiting,
-    issue_views,
-    resolution_file,
-)
+from state.recall.resolution import ResolutionLexicon, asks_status, asks_still_waiting, resolution_file
 from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
+from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
 
 log = logging.getLogger(__name__)
@@ -123,6 +120,7 @@ class RecallService:
         lexical_limit: int = 60,
         scan_limit: int = 5000,
         resolution: HotFile[ResolutionLexicon] | None = None,
+        indexed_timeline: bool = True,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -134,6 +132,9 @@ class RecallService:
         self._lexical_limit = lexical_limit
         self._scan_limit = scan_limit
         self._resolution = resolution if resolution is not None else resolution_file()
+        # False: scan the user's memories for every question even when the store keeps an index
+        # (the reference the index is tested and measured against).
+        self._indexed = indexed_timeline
 
     # -- candidates ---------------------------------------------------------------------
 
@@ -146,25 +147,29 @@ class RecallService:
             scope["session_id"] = request.session_id  # no user: never wider than the session
         return scope
 
-    def _timeline(self, request: RecallRequest, skip: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    def _timeline(self, request: RecallRequest, skip: set[str], stopwords: frozenset[str]) -> Timeline:
         """The user's memories valid and said by the question time (at most `scan_limit`)."""
         if not self._scan_limit:
-            return []
-        now = request.ts.isoformat()
+            return ScannedTimeline([], stopwords)
         scope = self._scope(request)
+        if self._indexed and isinstance(self._store, TimelineSource):
+            indexed = self._store.timeline(scope, request.ts, skip, self._scan_limit, stopwords)
+            if indexed is not None:
+                return indexed
+        now = request.ts.isoformat()
         flt = StoreFilter(match=scope, valid_at=now, not_after=now)
-        return [
+        memories = [
             (h.id, h.payload)
             for h in self._store.scroll(flt, self._scan_limit)
             if all(h.payload.get(k) == v for k, v in scope.items()) and h.payload.get("event_id") not in skip
         ]
+        return ScannedTimeline(memories, stopwords)
 
     def _candidates(
         self,
         request: RecallRequest,
         qvec: np.ndarray,
-        timeline: Sequence[tuple[str, dict[str, Any]]],
-        lexical: Mapping[str, float],
+        lexical: LexicalShares,
     ) -> tuple[list[str], list[dict[str, Any]], list[float], list[str]]:
         scope = self._scope(request)
         now = request.ts.isoformat()
@@ -184,20 +189,22 @@ class RecallService:
             sims.append(sim)
             tiers.append(tier)
 
-        def add_with_vectors(items: Sequence[tuple[str, dict[str, Any]]], tier: str) -> None:
-            stored = self._store.retrieve([mid for mid, _ in items], with_vectors=True)
-            vectors = {h.id: h.vector for h in stored}
+        def add_with_vectors(items: Sequence[tuple[str, dict[str, Any] | None]], tier: str) -> None:
+            stored = {h.id: h for h in self._store.retrieve([mid for mid, _ in items], with_vectors=True)}
             for mid, payload in items:
-                vec = vectors.get(mid)
+                hit = stored.get(mid)
+                vec = hit.vector if hit is not None else None
+                if payload is None:  # a lexical hit: its payload as stored
+                    if hit is None:
+                        continue
+                    payload = hit.payload
                 admit(mid, payload, float(np.dot(vec, qvec)) if vec is not None else 0.0, tier)
 
         for h in hits:
             admit(h.id, h.payload, h.score, "long_term")
-        seen = set(ids)
-        by_lexical = sorted((m for m in lexical if m not in seen and lexical[m] > 0), key=lambda m: -lexical[m])
-        if by_lexical and self._lexical_limit:
-            payload_of = dict(timeline)
-            add_with_vectors([(m, payload_of[m]) for m in by_lexical[: self._lexical_limit]], "long_term")
+        by_lexical = lexical.best(self._lexical_limit, exclude=set(ids)) if self._lexical_limit else []
+        if by_lexical:
+            add_with_vectors([(m, None) for m in by_lexical], "long_term")
         if self._recent is not None and request.user_id is not None and self._recent_limit:
             try:
                 recent = self._recent.read(request.tenant_id, request.user_id, request.ts, self._recent_limit)
@@ -214,19 +221,12 @@ class RecallService:
         return ids, payloads, sims, tiers
 
     @staticmethod
-    def _lexical(
-        query: QueryAnalysis,
-        timeline: Sequence[tuple[str, dict[str, Any]]],
-        names: Sequence[str],
-        tables: RecallTables,
-    ) -> dict[str, float]:
+    def _lexical(query: QueryAnalysis, timeline: Timeline, names: Sequence[str], tables: RecallTables) -> LexicalShares:
         """BM25 share of every memory in the user's timeline (IDF over them); people named in the
         question are not words to match (they come back as the `person` component)."""
         name_tokens = set(tokenize(" ".join(names), tables.stopwords))
         q_tokens = [t for t in tokenize(query.text, tables.stopwords) if t not in name_tokens]
-        docs = [tokenize(str(p.get("text", "")), tables.stopwords) for _, p in timeline]
-        shares = bm25_share(q_tokens, docs)
-        return {mid: float(v) for (mid, _), v in zip(timeline, shares, strict=True)}
+        return timeline.lexical(q_tokens)
 
     # -- verification and arbitration ----------------------------------------------------
 
@@ -258,25 +258,24 @@ class RecallService:
         tables = self._tables.get()
         people = _people(request)
         query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
-        timeline = self._timeline(request, {request.query_event_id, *(t.event_id for t in request.context)})
+        skip = {request.query_event_id, *(t.event_id for t in request.context)}
+        timeline = self._timeline(request, skip, tables.stopwords)
         # Only names that are people here (a speaker in the user's memories, or known) leave the
         # embedded text: "Groceries left outside again!" keeps its capitalised first word.
-        speakers = {str(p.get("speaker") or "").lower() for _, p in timeline}
+        speakers = timeline.speakers()
         named = [n for n in query.name_candidates if n.lower() in speakers or n in people]
         qvec = self._embedder.query([strip_names(query.text, named)])[0]
         lexical = self._lexical(query, timeline, named, tables)
-        ids, payloads, sims, tiers = self._candidates(request, qvec, timeline, lexical)
+        ids, payloads, sims, tiers = self._candidates(request, qvec, lexical)
         resolution = self._resolution.get()
-        issues = issue_views(
-            [m for m, _ in timeline], [p for _, p in timeline], request.ts, resolution, tables.stopwords
-        )
-        in_timeline = [m in lexical for m in ids]
+        issues = timeline.issues(request.ts, resolution)
+        shares = [lexical.get(m) for m in ids]
         batch = candidate_batch(
             ids,
             payloads,
             sims,
             tables.stopwords,
-            lexical=[lexical[m] for m in ids] if all(in_timeline) and timeline else None,
+            lexical=[s for s in shares if s is not None] if None not in shares and len(timeline) else None,
             issues=issues,
         )
         waiting = asks_still_waiting(request.query_text, resolution)

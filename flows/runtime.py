@@ -80,7 +80,7 @@ def _build_store(settings: Settings) -> MemoryStore:
     if cfg.backend == "qdrant_edge":
         from sinks.store.qdrant_edge import QdrantEdgeStore
 
-        return QdrantEdgeStore(cfg.path / "edge", collection=cfg.collection)
+        return QdrantEdgeStore(cfg.path / "edge", collection=cfg.collection, timeline_rows=cfg.timeline_rows)
     from sinks.store.qdrant_client_store import QdrantClientStore
 
     if cfg.backend == "qdrant_local":

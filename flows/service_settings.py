@@ -36,6 +36,11 @@ class StoreSettings(Section):
     api_key: SecretStr | None = None
     collection: str = "memory"
     timeout_s: float = Field(default=5.0, gt=0)
+    timeline_rows: int = Field(
+        default=100_000,
+        ge=0,
+        description="qdrant_edge: memories its per-user recall timeline index holds (~1.6 KB each)",
+    )
 
 
 class RedisSettings(Section):

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from datetime import datetime
 
 from schemas.errors import ConfigurationError, StoreError, StoreUnavailableError
-from sinks.store.base import Hit, MemoryStore, StoredPoint, StoreFilter, Vector
+from sinks.store.base import Hit, MemoryStore, StoredPoint, StoreFilter, TimelineSource, Vector
+from state.recall.timeline import Timeline
 
 
 class LeasedStore:
@@ -125,6 +127,16 @@ class LeasedStore:
 
     def delete(self, ids: Sequence[str]) -> None:
         self._run(lambda s: s.delete(ids))
+
+    def timeline(
+        self, scope: Mapping[str, str], at: datetime, skip: Collection[str], limit: int, stopwords: frozenset[str]
+    ) -> Timeline | None:
+        """The open handle's timeline index (dropped with the handle), or None when its backend keeps none."""
+
+        def view(s: MemoryStore) -> Timeline | None:
+            return s.timeline(scope, at, skip, limit, stopwords) if isinstance(s, TimelineSource) else None
+
+        return self._run(view)  # type: ignore[return-value]
 
     def close(self) -> None:
         with self._lock:

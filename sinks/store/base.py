@@ -8,12 +8,15 @@ Payloads are JSON (the MemoryUnit dumped with mode="json"); this is the serialis
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from state.recall.timeline import Timeline
 
 # Payload fields that recall filters on; every backend builds a payload index on each.
 KEYWORD_INDEXES: tuple[str, ...] = (
@@ -94,3 +97,14 @@ class MemoryStore(Protocol):
 
     def close(self) -> None:
         """Flush and release resources."""
+
+
+@runtime_checkable
+class TimelineSource(Protocol):
+    """A store that keeps each user's timeline indexed as it is written (`state.recall.timeline_index`)."""
+
+    def timeline(
+        self, scope: Mapping[str, str], at: datetime, skip: Collection[str], limit: int, stopwords: frozenset[str]
+    ) -> Timeline | None:
+        """What `scroll(StoreFilter(match=scope, valid_at=at, not_after=at), limit)` returns, less
+        the memories of the events in `skip`, as a `Timeline`; None when this store keeps no index."""

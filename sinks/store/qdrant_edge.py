@@ -17,13 +17,21 @@ relies on (qdrant-edge-py 0.9):
 * The engine raises plain `Exception` for every failure, so that exact type is translated
   into `StoreError`; subclasses (TypeError, …) are our own bugs and propagate.
 * Only one `EdgeShard` may be open per directory at a time.
+
+Because of that lock this handle sees every write to its shard, so it also keeps each user's
+timeline indexed for recall (`state.recall.timeline_index`): a scope is read from the shard on
+its first question, then every upsert and delete updates it inside the same step; closing or
+reopening the shard drops the index, and the next question reads the shard again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import qdrant_edge as qe
@@ -38,6 +46,7 @@ from sinks.store.base import (
     StoreFilter,
     Vector,
 )
+from state.recall.timeline_index import IndexedTimeline, TimelineIndex
 
 # Page size for scroll: big enough to keep round trips few, small enough to bound memory.
 _SCROLL_PAGE = 1_000
@@ -114,15 +123,29 @@ class QdrantEdgeStore:
     name = "qdrant_edge"
 
     def __init__(
-        self, path: Path, collection: str = "memory", *, hnsw_m: int = 16, hnsw_ef_construct: int = 100
+        self,
+        path: Path,
+        collection: str = "memory",
+        *,
+        hnsw_m: int = 16,
+        hnsw_ef_construct: int = 100,
+        timeline_rows: int = 100_000,
     ) -> None:
         self._dir = path / collection
         self._hnsw = qe.HnswIndexConfig(m=hnsw_m, ef_construct=hnsw_ef_construct, full_scan_threshold=10_000)
         self._shard: qe.EdgeShard | None = None
+        self._timeline_rows = timeline_rows
+        self._timelines = self._new_timelines()
         if (self._dir / _CONFIG_FILE).exists():
             # Reopen what an earlier process wrote so reads work before ensure_collection.
             with _engine_errors("load"):
                 self._shard = qe.EdgeShard.load(str(self._dir))
+
+    def _new_timelines(self) -> TimelineIndex:
+        return TimelineIndex(self._scope_memories, max_rows=self._timeline_rows)
+
+    def _scope_memories(self, scope: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
+        return [(h.id, h.payload) for h in self.scroll(StoreFilter(match=scope), sys.maxsize)]
 
     def _config(self, dim: int) -> qe.EdgeConfig:
         return qe.EdgeConfig(
@@ -143,6 +166,7 @@ class QdrantEdgeStore:
             # Reloading with a config is how the engine validates it against stored segments.
             self.close()
         self._dir.mkdir(parents=True, exist_ok=True)
+        self._timelines = self._new_timelines()
         try:
             if (self._dir / _CONFIG_FILE).exists():
                 self._shard = qe.EdgeShard.load(str(self._dir), config)
@@ -176,8 +200,9 @@ class QdrantEdgeStore:
         if not points:
             return
         batch = [qe.Point(p.id, np.asarray(p.vector, dtype=np.float32).tolist(), p.payload) for p in points]
-        with _engine_errors("upsert"):
+        with self._timelines.lock, _engine_errors("upsert"):  # the write and its index update as one step
             self._open().update(qe.UpdateOperation.upsert_points(batch))
+            self._timelines.written((p.id, p.payload) for p in points)
 
     def search(self, vector: Vector, flt: StoreFilter, limit: int, *, with_vectors: bool = False) -> list[Hit]:
         """Nearest points by cosine similarity among those matching `flt`, best first."""
@@ -248,8 +273,17 @@ class QdrantEdgeStore:
         """Remove points by id; unknown ids are ignored."""
         if not ids:
             return
-        with _engine_errors("delete"):
+        with self._timelines.lock, _engine_errors("delete"):
             self._open().update(qe.UpdateOperation.delete_points(list(ids)))
+            self._timelines.removed(ids)
+
+    def timeline(
+        self, scope: Mapping[str, str], at: datetime, skip: Collection[str], limit: int, stopwords: frozenset[str]
+    ) -> IndexedTimeline:
+        """The scope's memories valid and said at `at` (the first `limit` by id, less the events in
+        `skip`), from the index this handle keeps (`sinks.store.base.TimelineSource`)."""
+        self._open()
+        return self._timelines.view(scope, at, skip, limit, stopwords)
 
     def optimize(self) -> bool:
         """Build HNSW over accumulated points (blocking); True when anything was rebuilt."""
@@ -266,6 +300,7 @@ class QdrantEdgeStore:
         if self._shard is None:
             return
         shard, self._shard = self._shard, None
+        self._timelines = self._new_timelines()
         with _engine_errors("close"):
             shard.flush()
             shard.close()

@@ -23,6 +23,10 @@ BUSINESS = "business"
 _DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台种])?")
 AnaphorKind = Literal["anaphor", "weak", "zero", "contrast"]
 _CLAUSE_END = re.compile(r"[。；;！？!?]")
+_ORDINAL = re.compile(
+    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一))(?P<cls>[个张台件笔单份款家位部只双条])?"
+)
+_ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 _CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 
 
@@ -97,6 +101,26 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
                 head[1] if head else None,
                 head[0] if head else None,
                 (hit.value,),
+                0.7,
+            )
+        )
+        taken.append(span)
+    for m in _ORDINAL.finditer(text):  # 第二个订单, 最后一台: by position among those said
+        head = _head_at(text, m.end(), lex)
+        if (head is None and not m.group("cls")) or (head is None and text[m.end() : m.end() + 1].isdigit()):
+            continue
+        span = (m.start(), head[2] if head else m.end())
+        if _overlaps(span, taken):
+            continue
+        n = -1 if m.group("last") else int(m.group("n")) if m.group("n").isdigit() else _ZH_DIGITS[m.group("n")]
+        out.append(
+            Anaphor(
+                text[span[0] : span[1]],
+                span,
+                "weak",
+                head[1] if head else None,
+                head[0] if head else None,
+                (f"#{n}",),
                 0.7,
             )
         )

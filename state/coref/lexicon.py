@@ -67,6 +67,13 @@ class OpenNames:
     en_person_after: frozenset[str]  # from, said, promised …: a proper noun before one is a person
     en_org_words: frozenset[str]  # support, store, bank …: a proper noun before one is an organisation
     en_common: frozenset[str]  # capitalised words that are no names (This, There, What …)
+    sw_zh_heads: frozenset[str] = frozenset()  # 软件, 客户端 …: the name before one is software
+    sw_zh_verbs: frozenset[str] = frozenset()  # 卸载, 登录 …: the name after one is software
+    sw_zh_failures: re.Pattern[str] = re.compile(r"(?!)")  # 闪退, 打不开 …: their clause's subject is software
+    sw_zh_not: frozenset[str] = frozenset()  # 文件, 网页 …: what a failure verb takes that is no software
+    sw_en_heads: frozenset[str] = frozenset()
+    sw_en_verbs: frozenset[str] = frozenset()
+    sw_en_failures: re.Pattern[str] = re.compile(r"(?!)")
 
 
 _NONE: frozenset[str] = frozenset()
@@ -84,7 +91,17 @@ _NO_OPEN_NAMES = OpenNames(
     _NONE,
     _NONE,
     re.compile(r"(?!)"),
-    *([_NONE] * 11),
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
+    _NONE,
 )
 
 
@@ -136,6 +153,8 @@ class CorefLexicon:
     open_names: OpenNames = _NO_OPEN_NAMES
     issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
+    pronoun_hints: WordIndex = field(default_factory=lambda: WordIndex({}))  # 闪退 → software: what a pronoun does
+    ordinals: dict[str, int] = field(default_factory=dict)  # descriptor → position (第二个 → 2, last → -1)
     zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_not_anaphora_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
@@ -182,9 +201,18 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
     en_heads = _words(en.get("product_heads"), "open_names.en.product_heads")
     en_purchase = _words(en.get("purchase"), "open_names.en.purchase")
     en_org = _words(en.get("org_words"), "open_names.en.org_words")
-    en_gate = rf"\b(?:{_alternation(en_heads + en_purchase + en_org) or '(?!)'})\b"
+    sw = spec.get("software") or {}
+    sw_zh_heads = _words(sw.get("zh_heads"), "open_names.software.zh_heads")
+    sw_zh_verbs = _words(sw.get("zh_verbs"), "open_names.software.zh_verbs")
+    sw_zh_failures = _words(sw.get("zh_failures"), "open_names.software.zh_failures")
+    sw_en_heads = _words(sw.get("en_heads"), "open_names.software.en_heads")
+    sw_en_verbs = _words(sw.get("en_verbs"), "open_names.software.en_verbs")
+    sw_en_failures = _words(sw.get("en_failures"), "open_names.software.en_failures")
+    en_gate_words = en_heads + en_purchase + en_org + sw_en_heads + sw_en_verbs + sw_en_failures
+    en_gate = rf"\b(?:{_alternation(en_gate_words) or '(?!)'})\b"
+    zh_gate_words = heads_zh + org_zh + purchase_zh + titles + sw_zh_heads + sw_zh_verbs + sw_zh_failures
     return OpenNames(
-        zh_gate=re.compile(rf"[A-Za-z]|{_alternation(heads_zh + org_zh + purchase_zh + titles) or '(?!)'}"),
+        zh_gate=re.compile(rf"[A-Za-z]|{_alternation(zh_gate_words) or '(?!)'}"),
         en_gate=re.compile(en_gate, re.IGNORECASE),
         model_words=_lower(_words(spec.get("model_words"), "open_names.model_words")),
         zh_product_heads=frozenset(heads_zh),
@@ -211,6 +239,13 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         en_person_after=_lower(_words(en.get("person_after"), "open_names.en.person_after")),
         en_org_words=_lower(en_org),
         en_common=_lower(_words(en.get("common"), "open_names.en.common")),
+        sw_zh_heads=frozenset(sw_zh_heads),
+        sw_zh_verbs=frozenset(sw_zh_verbs),
+        sw_zh_failures=re.compile(_alternation(sw_zh_failures) or r"(?!)"),
+        sw_zh_not=frozenset(_words(sw.get("zh_not_software"), "open_names.software.zh_not_software")),
+        sw_en_heads=_lower(sw_en_heads),
+        sw_en_verbs=_lower(sw_en_verbs),
+        sw_en_failures=re.compile(rf"^\s*(?:{_alternation(sw_en_failures) or '(?!)'})\b", re.IGNORECASE),
     )
 
 
@@ -338,6 +373,15 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         type_names=frozenset((lex.get("types") or {}).keys()),
         open_names=_open_names(open_spec),
         pronoun_weak_types=frozenset(_words(lex.get("pronoun_weak_types"), "pronoun_weak_types")),
+        pronoun_hints=WordIndex(
+            {
+                w.lower(): type_name
+                for type_name, words in (lex.get("pronoun_hints") or {}).items()
+                for w in _words(words, f"pronoun_hints.{type_name}")
+            }
+        ),
+        ordinals={str(k): int(v) for k, v in (lex.get("ordinals") or {}).items()}
+        | {f"#{n}": n for n in (*range(1, 21), -1)},
         issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
     )
 

@@ -17,6 +17,7 @@ Pure functions over one sentence and the lexicon; no state.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from state.coref.lexicon import CorefLexicon, DictEntity
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
@@ -24,6 +25,9 @@ from state.coref.open_names import open_names
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
+_MORE_IDS = re.compile(
+    r"\s*(?:和|、|,|，|及|以及|与|或|还有|and|or)\s*((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{3,})(?![A-Za-z0-9])"
+)
 _EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})")
 _NOT_NAME_WORDS = (
     "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
@@ -142,6 +146,66 @@ def _issued(text: str, named: Named, lex: CorefLexicon) -> Named:
     return Named(name, name, (hit.value,), span, named.source, named.confidence)
 
 
+_APPOSITION = re.compile(
+    r"\s*[,，]?\s*(?:(?:is\s+)?(?:a|an|the|which is|it's|it is)\s+|是|型号是|型号|叫)?\s*$", re.IGNORECASE
+)
+
+
+def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
+    """The product or software word said right after a name (Sony WH-1000XM5 headphones, 飞书客户端)."""
+    if named.dictionary or named.source == "identifier":
+        return ()
+    after = text[named.span[1] : named.span[1] + 16]
+    hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
+    if hit is None or (hit.word.isascii() and after[hit.end : hit.end + 1].isalpha()):
+        return ()
+    return (hit.word.lower(),)
+
+
+def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named]:
+    """My router, a Netgear Nighthawk R7000 / 我的路由器是网件R7000: one thing; the name stays, with
+    the product word said before it as its kind (and its type, when that is software)."""
+    out: list[Named] = []
+    for named in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.source == "open"
+            and named.source in ("open", "proper")
+            and any(h.word.lower() == prev.entity.lower().split()[-1] for h in lex.type_nouns.find(prev.entity[-12:]))
+            and _APPOSITION.match(text[prev.span[1] : named.span[0]])
+        ):
+            kind = prev.entity.lower().split()[-1]
+            types = prev.types if "software" in prev.types else named.types
+            out[-1] = Named(
+                named.surface,
+                named.entity,
+                types,
+                named.span,
+                named.source,
+                named.confidence,
+                named.descriptors,
+                named.dictionary,
+                tuple(dict.fromkeys((*named.kinds, kind))),
+            )
+            continue
+        out.append(named)
+    return out
+
+
+def _titled(named: Named, lex: CorefLexicon) -> Named:
+    """约王师傅, 骑手李师傅, 皮肤科孙医生: a person named by a title is the surname and the title."""
+    if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
+        return named
+    ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
+    title = max(ends, key=len, default="")
+    if len(title) < 2 or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
+        return named
+    cut = len(named.surface) - len(title) - 1
+    name = named.surface[cut:]
+    return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
+
+
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
     """Entity mentions in one sentence, in text order.
 
@@ -165,6 +229,12 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             if not overlaps(span, taken):
                 found.append(Named(m.group(1), m.group(1), (type_name,), span, "identifier", 0.95))
                 taken.append(span)
+            at = span[1]
+            while (more := _MORE_IDS.match(text, at)) is not None:  # 订单号A1和A2: both orders
+                at = more.end(1)
+                if not overlaps(more.span(1), taken):
+                    found.append(Named(more.group(1), more.group(1), (type_name,), more.span(1), "identifier", 0.9))
+                    taken.append(more.span(1))
     for m in _QUOTED.finditer(text):
         group = next(i for i in range(1, 6) if m.group(i))
         span = m.span(group)
@@ -199,6 +269,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 named.confidence,
                 descriptors,
                 named.dictionary,
+                _kinds(text, named, lex),
             )
         )
-    return out
+    return _appositions(text, [_titled(n, lex) for n in out], lex)

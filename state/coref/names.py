@@ -47,6 +47,7 @@ class Named:
     confidence: float
     descriptors: tuple[str, ...] = ()
     dictionary: bool = False
+    kinds: tuple[str, ...] = ()  # product words said with it: headphones (Sony WH-1000XM5 headphones), router
 
 
 _POINTED = re.compile(r"(?:这|那|该|此)(?:个|台|部|件|款|张|家|位|种|条)")

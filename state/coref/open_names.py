@@ -195,10 +195,15 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
             tokens[j + 1].tag in ("PROPN", "NUM", "X")
             or tokens[j + 1].text.lower() in ol.model_words
             or (_LATIN_WORD.fullmatch(tokens[j + 1].text) and _DIGIT.search(tokens[j + 1].text))
+            or (tokens[j + 1].start == tokens[j].end and tokens[j + 1].text.isalnum())  # 85|t: one word
         ):
             j += 1
         words = [t.text for t in tokens[i : j + 1]]
+        if tok.text.lower() in ol.en_not_brands:
+            i = j + 1
+            continue  # Version 9.12, Build 2201: a release, not a product
         nxt = tokens[j + 1] if j + 1 < len(tokens) else None
+        software = nxt is not None and nxt.text.lower() in ol.sw_en_heads  # the GlobalProtect client
         head = nxt is not None and (
             nxt.text.lower() in ol.en_product_heads
             or (nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words)
@@ -207,7 +212,9 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
             before = tokens[i - 1].text.lower() if i > 0 else ""
             kind = lex.type_nouns.find(before)  # the file server FS-02: a server
             typed = kind[0].value if kind and kind[0].word.lower() == before else "product"
-            add((tok.start, tokens[j].end), typed, 0.8)
+            add((tok.start, tokens[j].end), "software" if software else typed, 0.8)
+        elif software and not all(w.isupper() and len(w) <= 4 for w in words):  # the VPN client: a kind
+            add((tok.start, tokens[j].end), "software", 0.75)
         elif head and tok.text.lower() not in ol.en_not_brands:
             add((tok.start, tokens[j + 1].end), "product", 0.75)
         i = j + 1
@@ -235,6 +242,127 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         while start < last and tokens[start].tag == "ADJ" and tokens[start].text.lower() in ol.en_not_products:
             start += 1
         add((tokens[start].start, tokens[last].end), "product", 0.6)
+    return out
+
+
+_ZH_SW_TAGS = frozenset({"n", "nz", "nr", "nrt", "nrfg", "nt", "ns", "j", "eng", "x", "v", "vn", "l"})
+_ZH_SW_PROPER = frozenset({"nz", "nr", "nrt", "nrfg", "nt", "ns", "j", "eng", "x"})
+_ZH_LOCATIVE = frozenset("上下里中内外前后边旁")
+_ZH_SW_LEAD = re.compile(r"[，。；！？,;!?]")
+
+
+def _zh_software_word(token: Token, lex: CorefLexicon, stop: frozenset[str]) -> bool:
+    """A word that may be part of a software name: a noun, verb or Latin word that is no product,
+    type, organisation or function word (钉|钉, 企业|微信, 腾讯|会议)."""
+    ol, text = lex.open_names, token.text
+    if token.tag not in _ZH_SW_TAGS or not (_CJK.match(text) or _LATIN_WORD.fullmatch(text)):
+        return False
+    if len(text) == 1 and (token.tag not in ("v", "eng", "ns", "n") or text in _ZH_LOCATIVE):
+        return False  # 上, 里: a place word after the name
+    if (
+        text in stop
+        or text in ol.sw_zh_not
+        or text in ol.sw_zh_verbs
+        or text in ol.sw_zh_heads
+        or text in lex.name_boundaries
+    ):
+        return False
+    if ol.sw_zh_failures.search(text) or text in ol.zh_org_words or _zh_head(token, ol, stop):
+        return False
+    return not any(h.word == text for h in lex.type_nouns.find(text))
+
+
+def _zh_software(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    """钉钉一直闪退, 公司的企业微信收不到消息 (the subject of a software failure), 卸载腾讯会议 (after a
+    verb done to software), 飞书客户端 (before a software word): software."""
+    ol = lex.open_names
+    tokens = zh_tokens(text)
+    stop = lex.name_stop | ol.zh_not_brands
+    out: list[Named] = []
+
+    def run(first: int, step: int, limit: int) -> list[int]:
+        found: list[int] = []
+        i = first
+        while 0 <= i < len(tokens) and len(found) < 3 and _zh_software_word(tokens[i], lex, stop):
+            if found and tokens[min(i, found[-1])].end != tokens[max(i, found[-1])].start:
+                break
+            found.append(i)
+            i += step
+        found = sorted(found)
+        if found and (tokens[found[0]].start < limit if step < 0 else False):
+            return []
+        return found
+
+    def add(indices: list[int], proper_needed: bool) -> None:
+        if not indices:
+            return
+        span = (tokens[indices[0]].start, tokens[indices[-1]].end)
+        if span[1] - span[0] < 2 or overlaps(span, taken):
+            return
+        if proper_needed and len(indices) < 2 and tokens[indices[0]].tag not in _ZH_SW_PROPER:
+            return  # 聊天软件, 更新固件: a common word, not a name
+        out.append(_named(text, span, "software", 0.7))
+        taken.append(span)
+
+    for i, token in enumerate(tokens):
+        if token.text in ol.sw_zh_heads:
+            add(run(i - 1, -1, 0), True)
+        elif token.text in ol.sw_zh_verbs:
+            add(run(i + 1, 1, 0), True)
+    for failure in ol.sw_zh_failures.finditer(text):
+        start = max((m.end() for m in _ZH_SW_LEAD.finditer(text, 0, failure.start())), default=0)
+        inside = [i for i, t in enumerate(tokens) if start <= t.start and t.end <= failure.start()]
+        possessive = [i for i in inside[:4] if tokens[i].text == "的"]
+        subject: list[int] = []
+        for first in ([inside[0]] if inside else []) + [i + 1 for i in possessive[:1] if i + 1 in inside]:
+            subject = run(first, 1, 0)  # the clause's start, else after 的 (公司的|企业微信, 荣耀X50上装的|剪映)
+            if subject and not overlaps((tokens[subject[0]].start, tokens[subject[-1]].end), taken):
+                break
+            subject = []
+        if subject and not (subject[-1] + 1 < len(tokens) and tokens[subject[-1] + 1].text in ol.sw_zh_heads):
+            add(subject, False)  # 聊天软件打不开: the software word's own rule decides
+    return out
+
+
+def _en_software(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    """Outlook keeps crashing, reinstall Zoom, the Slack app: software."""
+    ol = lex.open_names
+    tokens = en_tokens(text)
+    out: list[Named] = []
+
+    def name_word(tok: Token) -> bool:
+        word = tok.text
+        return (
+            bool(_LATIN_WORD.fullmatch(word))
+            and (word[0].isupper() or bool(_INNER_CAPITAL.search(word)))
+            and word.lower() not in ol.en_common
+            and word.lower() not in ol.en_not_brands
+            and tok.tag not in ("PRON", "DET", "ADP", "AUX", "CCONJ", "SCONJ", "PART", "PUNCT")
+        )
+
+    k = 0
+    while k < len(tokens):
+        if not name_word(tokens[k]):
+            k += 1
+            continue
+        end = k
+        while end + 1 < len(tokens) and name_word(tokens[end + 1]):
+            end += 1
+        words = [t.text for t in tokens[k : end + 1]]
+        before = tokens[k - 1].text.lower() if k > 0 else ""
+        after = tokens[end + 1].text.lower() if end + 1 < len(tokens) else ""
+        span = (tokens[k].start, tokens[end].end)
+        acronyms = all(w.isupper() and len(w) <= 4 for w in words)  # VPN, PDF: a kind, not a name
+        failing = bool(ol.sw_en_failures.match(text[span[1] :])) and before not in ol.en_possessives
+        cued = (
+            after in ol.sw_en_heads
+            or before in ol.sw_en_verbs
+            or (failing and not any(_DIGIT.search(w) for w in words))  # my iPhone, Pixel 8 freezes: a device
+        )
+        if cued and not acronyms and not overlaps(span, taken):
+            out.append(_named(text, span, "software", 0.7))
+            taken.append(span)
+        k = end + 1
     return out
 
 
@@ -301,9 +429,11 @@ def open_names(
     ol = lex.open_names
     if _CJK.search(text):
         if products and ol.zh_gate.search(text):
-            found.extend(_zh(text, lex, taken))
+            found.extend(_zh(text, lex, taken))  # 索尼A7M4相机报错: a product first
+            found.extend(_zh_software(text, lex, taken))
     elif _LATIN.search(text):
         if products and (ol.en_gate.search(text) or _MODEL_TOKEN.search(text)):
+            found.extend(_en_software(text, lex, taken))
             found.extend(_en(text, lex, taken))
         if people and _people_cue(text, ol):
             found.extend(_en_people(text, lex, taken))

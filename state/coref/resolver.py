@@ -54,6 +54,7 @@ class Mention:
     descriptors: tuple[str, ...]
     seq: int
     salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
+    kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +88,49 @@ def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexi
     return 2 if anaphor_type in types else 0
 
 
-def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> tuple[Mention | None, float]:
-    """The referent: by descriptor for a weak reference; else the most recent type-compatible salient
-    mention, then any type-compatible one, then the most recent untyped one."""
+def _plural(mention: Mention) -> bool:
+    """Named with a plural product word (Sony WH-1000XM5 headphones, the Nike sneakers)."""
+    words = [*mention.kinds, mention.entity.split()[-1].lower()] if mention.entity.isascii() else []
+    return any(len(w) > 3 and w.endswith("s") and not w.endswith("ss") for w in words)
+
+
+def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
+    """第二个订单, the first one: the n-th (or last) entity of the type asked for, in the order of the
+    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B)."""
+    n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
+    if n is None:
+        return None
+    typed = [
+        m for m in candidates if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and m.types)
+    ]
+    for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
+        named = list(dict.fromkeys(m.entity for m in typed if m.turn_id == turn))
+        if len(named) >= 2 and n <= len(named):
+            entity = named[n - 1] if n > 0 else named[-1]
+            return next(m for m in reversed(typed) if m.entity == entity)
+    return None
+
+
+def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Mention | None:
+    """它的聊天记录, it keeps crashing, what does it cost per month: a pronoun whose clause speaks of
+    what only one type does binds to the last mention of that type."""
+    if hint is None or anaphor.type is not None or anaphor.head is not None or anaphor.kind != "anaphor":
+        return None
+    return next((m for m in reversed(candidates) if hint in m.types), None)
+
+
+def _choose(
+    anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon, hint: str | None = None
+) -> tuple[Mention | None, float]:
+    """The referent: by descriptor for a weak reference (an ordinal by position); else the most recent
+    type-compatible salient mention, then any type-compatible one, then the most recent untyped one."""
+    hinted = _hinted(anaphor, hint, candidates)
+    if hinted is not None:
+        return hinted, anaphor.confidence * 0.9
+    if anaphor.text.lower() in ("they", "them", "their"):  # the headphones, not the laptop
+        plural = [m for m in candidates if _plural(m) and _compatible(anaphor.type, m.types, lex) == 2]
+        if plural:
+            return plural[-1], anaphor.confidence * 0.9
     if anaphor.descriptors:
         bound = [
             m
@@ -98,9 +139,13 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
+        nth = _ordinal(anaphor, candidates, lex)
+        if nth is not None:
+            return nth, anaphor.confidence
     if anaphor.head and anaphor.type not in lex.place_types:
         # 这台电饭煲 → 美的电饭煲, 这个环境 → 生产环境: an entity whose name holds the head noun said
-        headed = [m for m in candidates if anaphor.head.lower() in m.entity.lower()]
+        head = anaphor.head.lower()
+        headed = [m for m in candidates if head in m.entity.lower() or head in m.kinds]
         if headed and _compatible(anaphor.type, headed[-1].types, lex) == 2:
             return headed[-1], anaphor.confidence
     penalty = 0.6 if anaphor.descriptors else 1.0
@@ -118,11 +163,27 @@ def _choose(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> t
         places = [m for m in candidates if m.salient and set(m.types) & lex.place_types]
         if places and not any(_compatible(anaphor.type, m.types, lex) for m in candidates):
             return places[-1], 0.3
-    if anaphor.head is None and anaphor.kind == "anaphor" and not anaphor.text.endswith("们"):
+    if (
+        anaphor.head is None
+        and anaphor.kind == "anaphor"
+        and not anaphor.text.endswith("们")
+        and not anaphor.text.isascii()
+    ):
         # 他家, 他的周边: colloquially the place in focus as often as a person
         for mention in reversed([m for m in candidates if m.salient] or candidates):
             return mention, 0.3
     return None, 0.0
+
+
+def _pronoun_hint(text: str, anaphor: Anaphor, lex: CorefLexicon) -> str | None:
+    """The type a pronoun's clause speaks of (重装以后它…, 它还是闪退 → software; it costs per month → plan)."""
+    if anaphor.head is not None:
+        return None
+    stop = _CLAUSE_BREAK.search(text, anaphor.span[1])
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, anaphor.span[0])), default=0)
+    clause = (text[start : anaphor.span[0]] + " " + text[anaphor.span[1] : stop.start() if stop else len(text)]).lower()
+    hit = next(iter(lex.pronoun_hints.find(clause)), None)
+    return None if hit is None else str(hit.value)
 
 
 def _known(named: Named, candidates: list[Mention]) -> Mention | None:
@@ -340,6 +401,7 @@ def resolve_turn(
                         item.descriptors,
                         seq,
                         salient,
+                        item.kinds,
                     )
                 )
                 continue
@@ -347,7 +409,7 @@ def resolve_turn(
             if item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
             else:
-                chosen, confidence = _choose(item, window + new, lex)
+                chosen, confidence = _choose(item, window + new, lex, _pronoun_hint(sentence.text, item, lex))
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))

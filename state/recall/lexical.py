@@ -1,18 +1,18 @@
-"""Lexical relevance for recall: a bilingual tokeniser and BM25 over one candidate pool.
+"""Lexical relevance for recall: a bilingual tokeniser and BM25 (BM25+ with a share of the full match).
 
-Input: the query text and the texts of the candidates recall already fetched. Output: one
-BM25 score per candidate (numpy). State: none (a bounded token cache keyed by text).
+Input: the query tokens and either the docs of a pool (term counts made here) or the term counts
+of some docs of a larger collection with that collection's statistics (`Bm25Stats`: what the
+user's timeline index keeps, `state.recall.timeline_index`). Output: one score per doc (numpy).
+State: none (a bounded token cache keyed by text).
 
-Why our own BM25 and not `bm25s` / `rank-bm25`: recall scores an ad-hoc pool of ≤ a few
-hundred candidates per question (the store already filtered them by tenant, user,
-validity and class), so there is no corpus index to build; what matters is one vectorised
-pass over the pool and a tokeniser that handles Chinese. `rank-bm25` loops in Python per
-document; `bm25s` is built around a persistent sparse index and whitespace/regex
-tokenisation with no CJK handling. The formula is twenty lines; the tokeniser is the part
-that matters: English words are stemmed with Snowball (PyStemmer, C), Chinese runs become
-character unigrams and bigrams (the usual choice for Chinese BM25 without a segmenter).
-IDF is computed over the pool, with the BM25+ floor so a term present everywhere still
-counts a little rather than going negative.
+Why our own BM25 and not `bm25s` / `rank-bm25`: the collection is one user's memories at the
+question time (validity decides which count), so its statistics change with the question's time,
+and the tokeniser must handle Chinese. `rank-bm25` loops in Python per document; `bm25s` is built
+around a static sparse index and whitespace/regex tokenisation with no CJK handling. The formula
+is twenty lines; the tokeniser is the part that matters: English words are stemmed with Snowball
+(PyStemmer, C), Chinese runs become character unigrams and bigrams (the usual choice for Chinese
+BM25 without a segmenter). IDF is computed over the collection, with the BM25+ floor so a term
+present everywhere still counts a little rather than going negative.
 """
 
 from __future__ import annotations
@@ -92,22 +92,53 @@ def bm25_scores(
     terms = list(dict.fromkeys(query_tokens))
     if not terms:
         return np.zeros(n)
+    tf, lengths = term_counts(terms, docs)
+    df = np.count_nonzero(tf, axis=0)
+    return bm25_rows(tf, lengths, Bm25Stats(n, float(lengths.mean()), df), params)
+
+
+def term_counts(terms: Sequence[str], docs: Sequence[Sequence[str]]) -> tuple[FloatArray, FloatArray]:
+    """How often each of `terms` (distinct) occurs in each doc, and each doc's length."""
     index = {t: j for j, t in enumerate(terms)}
-    tf = np.zeros((n, len(terms)))
-    lengths = np.empty(n)
+    tf = np.zeros((len(docs), len(terms)))
+    lengths = np.empty(len(docs))
     for i, doc in enumerate(docs):
         lengths[i] = len(doc)
         for tok in doc:
             j = index.get(tok)
             if j is not None:
                 tf[i, j] += 1.0
-    df = np.count_nonzero(tf, axis=0)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    avg = float(lengths.mean()) or 1.0
+    return tf, lengths
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25Stats:
+    """The collection side of BM25: how many docs, their mean length, each query term's doc frequency."""
+
+    n: int
+    mean_length: float
+    df: npt.NDArray[np.float64] | npt.NDArray[np.int64]
+
+    def idf(self) -> FloatArray:
+        return np.asarray(np.log1p((self.n - self.df + 0.5) / (self.df + 0.5)), dtype=np.float64)
+
+
+def bm25_rows(tf: FloatArray, lengths: FloatArray, stats: Bm25Stats, params: Bm25Params = Bm25Params()) -> FloatArray:
+    """BM25+ of some docs of a collection (term counts `tf`, one row per doc), against `stats`.
+
+    Rows without any query term score 0, so a caller may pass only the docs that hold one: the
+    scores of those are the same as over the whole collection.
+    """
+    avg = stats.mean_length or 1.0
     norm = params.k1 * (1.0 - params.b + params.b * lengths / avg)
     present = tf > 0
     part = np.where(present, tf * (params.k1 + 1.0) / (tf + norm[:, None]) + params.delta, 0.0)
-    return np.asarray(part @ idf, dtype=np.float64)
+    # Term by term rather than `part @ idf`: a matrix product may round a row differently with
+    # other rows beside it, and a doc must score the same in any subset of its collection.
+    scores = np.zeros(len(tf))
+    for j, w in enumerate(stats.idf()):
+        scores += part[:, j] * w
+    return scores
 
 
 def bm25_share(
@@ -127,20 +158,18 @@ def bm25_share(
     terms = list(dict.fromkeys(query_tokens))
     if n == 0 or not terms:
         return np.zeros(n)
-    scores = bm25_scores(terms, docs, params)
-    df = _df(terms, docs)
-    idf = np.log1p((n - df + 0.5) / (df + 0.5))
-    ideal = float(idf.sum()) * (1.0 + params.delta)
-    return np.minimum(1.0, scores / ideal) if ideal > 0 else np.zeros(n)
+    tf, lengths = term_counts(terms, docs)
+    return bm25_share_rows(tf, lengths, Bm25Stats(n, float(lengths.mean()), np.count_nonzero(tf, axis=0)), params)
 
 
-def _df(terms: Sequence[str], docs: Sequence[Sequence[str]]) -> FloatArray:
-    index = {t: j for j, t in enumerate(terms)}
-    df = np.zeros(len(terms))
-    for doc in docs:
-        for j in {index[tok] for tok in doc if tok in index}:
-            df[j] += 1.0
-    return df
+def bm25_share_rows(
+    tf: FloatArray, lengths: FloatArray, stats: Bm25Stats, params: Bm25Params = Bm25Params()
+) -> FloatArray:
+    """`bm25_share` of some docs of a collection, against the collection's `stats` (see `bm25_rows`)."""
+    ideal = float(stats.idf().sum()) * (1.0 + params.delta)
+    if ideal <= 0:
+        return np.zeros(len(tf))
+    return np.minimum(1.0, bm25_rows(tf, lengths, stats, params) / ideal)
 
 
 def token_set(texts: Iterable[str], stopwords: frozenset[str] = frozenset()) -> set[str]:

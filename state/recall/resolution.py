@@ -8,9 +8,11 @@ passed with no confirmation (`overdue`). State: none; the lexicon is a data file
 
 Why at recall time and not in a keyed write-time step: the confirmation often arrives in a
 later session ("Great, I see the refund now" two days after the complaint), and sessions
-are the dataflow's key, so no keyed step sees both. The user's memories are read once per
-recall anyway (the lexical tier), so the timeline costs nothing extra, and a replay gives
-the same answer because only stored fields and the question's own time are used.
+are the dataflow's key, so no keyed step sees both. A replay gives the same answer because
+only stored fields and the question's own time are used. Each memory's part in the pass
+(`issue_mark`) reads that memory alone, so the user's timeline index
+(`state.recall.timeline_index`) keeps it beside the memory, and a question passes over the few
+memories that take part (`settle_marks`) instead of classifying the whole timeline again.
 
 The rule, deliberately simple and explainable:
 * a confirmation (a customer turn matching the lexicon, or typed `resolution_confirmation` by the
@@ -28,7 +30,7 @@ The rule, deliberately simple and explainable:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -171,6 +173,49 @@ class _Open:
     request: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class IssueMark:
+    """What one memory is to the pass over the timeline; it reads only that memory (not the time
+    of the question), so an index can keep it beside the memory."""
+
+    ts: float  # epoch seconds; the pass runs in (ts, unit_index) order
+    unit_index: int
+    session: str
+    tokens: frozenset[str]
+    confirms: bool  # a customer's confirmation: settles the open issue it answers
+    completes: bool  # an agent's confirmation or completion: settles the session's latest request
+    issue: bool  # a customer's complaint or request (may reopen a settled one)
+    request: bool
+    promise: bool  # an agent's promise (not also an issue)
+    deadline: float | None
+
+
+def issue_mark(payload: Mapping[str, Any], lexicon: ResolutionLexicon, stopwords: frozenset[str]) -> IssueMark | None:
+    """The memory's part in the pass, or None when it plays none (most small talk)."""
+    text = str(payload.get("text", ""))
+    role = payload.get("speaker_role")
+    confirmed = payload.get("unit_type") == "resolution_confirmation" or is_confirmation(text, lexicon)
+    confirms = role == "customer" and confirmed
+    completes = not confirms and role == "agent" and (confirmed or any(c in text.lower() for c in lexicon.completions))
+    issue = not confirms and _is_issue(payload, lexicon) and role != "agent"
+    promise = not confirms and not issue and is_agent_promise(payload)
+    if not (confirms or completes or issue or promise):
+        return None
+    due = payload_deadline(payload) if promise else None
+    return IssueMark(
+        ts=_epoch(payload["ts"]),
+        unit_index=int(payload.get("unit_index", 0)),
+        session=str(payload.get("session_id")),
+        tokens=frozenset(tokenize(text, stopwords)),
+        confirms=confirms,
+        completes=completes,
+        issue=issue,
+        request=str(payload.get("unit_type")) == "action_request",
+        promise=promise,
+        deadline=due.timestamp() if due else None,
+    )
+
+
 def issue_views(
     ids: Sequence[str],
     payloads: Sequence[Mapping[str, Any]],
@@ -181,33 +226,36 @@ def issue_views(
     """The status of every issue and promise in the user's timeline at `now` (see the module docstring)."""
     t_now = now.timestamp()
     order = sorted(range(len(ids)), key=lambda i: (_epoch(payloads[i]["ts"]), int(payloads[i].get("unit_index", 0))))
-    tracked: list[_Open] = []
+    marked: list[tuple[str, IssueMark]] = []
     for i in order:
-        p = payloads[i]
-        ts = _epoch(p["ts"])
-        if ts > t_now:
+        if _epoch(payloads[i]["ts"]) > t_now:
             break
-        text = str(p.get("text", ""))
-        tokens = frozenset(tokenize(text, stopwords))
-        session = str(p.get("session_id"))
-        role = p.get("speaker_role")
-        confirmed = p.get("unit_type") == "resolution_confirmation" or is_confirmation(text, lexicon)
-        if role == "customer" and confirmed:
-            _settle(tracked, tokens, ts, ids[i])
+        mark = issue_mark(payloads[i], lexicon, stopwords)
+        if mark is not None:
+            marked.append((ids[i], mark))
+    return settle_marks(marked, t_now, lexicon.reopen_min_overlap)
+
+
+def settle_marks(
+    marked: Iterable[tuple[str, IssueMark]], t_now: float, reopen_min_overlap: int
+) -> dict[str, IssueView]:
+    """The pass itself, over the marked memories of a timeline in (ts, unit_index) order, said by `t_now`."""
+    tracked: list[_Open] = []
+    for mid, m in marked:
+        if m.confirms:
+            _settle(tracked, m.tokens, m.ts, mid)
             continue
-        if role == "agent" and (confirmed or any(c in text.lower() for c in lexicon.completions)):
-            asked = [o for o in tracked if o.request and o.session == session and o.resolved_at is None]
+        if m.completes:
+            asked = [o for o in tracked if o.request and o.session == m.session and o.resolved_at is None]
             if asked:
-                asked[-1].resolved_at, asked[-1].settled_by = ts, ids[i]
-        if _is_issue(p, lexicon) and role != "agent":
+                asked[-1].resolved_at, asked[-1].settled_by = m.ts, mid
+        if m.issue:
             for item in tracked:
-                if item.resolved_at is not None and len(item.tokens & tokens) >= lexicon.reopen_min_overlap:
+                if item.resolved_at is not None and len(item.tokens & m.tokens) >= reopen_min_overlap:
                     item.resolved_at, item.settled_by, item.reopened = None, None, True
-            request = str(p.get("unit_type")) == "action_request"
-            tracked.append(_Open(ids[i], session, ts, tokens, promise=False, deadline=None, request=request))
-        elif is_agent_promise(p):
-            due = payload_deadline(p)
-            tracked.append(_Open(ids[i], session, ts, tokens, promise=True, deadline=due.timestamp() if due else None))
+            tracked.append(_Open(mid, m.session, m.ts, m.tokens, promise=False, deadline=None, request=m.request))
+        elif m.promise:
+            tracked.append(_Open(mid, m.session, m.ts, m.tokens, promise=True, deadline=m.deadline))
     out: dict[str, IssueView] = {}
     for item in tracked:
         settled = item.resolved_at is not None

@@ -9,7 +9,7 @@ a cue on its own).
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import yaml
@@ -37,6 +37,7 @@ def filler_pattern(path: Path = FILLERS) -> re.Pattern[str]:
     return re.compile("|".join(parts))
 
 
+@lru_cache(maxsize=100_000)  # recall asks it of every candidate of every question: mostly the same texts
 def has_content(text: str, path: Path = FILLERS) -> bool:
     """False when the text is only acknowledgements, fillers, thanks or a bare apology.
 

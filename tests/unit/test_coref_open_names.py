@@ -131,3 +131,87 @@ def test_a_card_said_after_its_bank_is_the_card() -> None:
 def test_the_end_of_a_product_name_opening_a_clause_refers_to_it() -> None:
     anchors = last_anchors("我同时买了一条李宁运动裤和一件安踏卫衣。", "运动裤的尺码偏小。")
     assert referents(anchors) == [("运动裤", "李宁运动裤")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我手机上的剪映一直闪退。", "剪映"),
+        ("帮我卸载爱奇艺再装一次", "爱奇艺"),
+        ("网易云音乐客户端登不上去", "网易云音乐"),
+        ("Notion keeps crashing whenever I paste a table.", "Notion"),
+        ("Should I uninstall Grammarly first?", "Grammarly"),
+        ("The Trello app shows a blank board.", "Trello"),
+    ],
+)
+def test_software_is_found_from_what_is_done_to_it(text: str, expected: str) -> None:
+    found = [(n.surface, n.types) for n in extract_mentions(text, LEX) if "software" in n.types]
+    assert found == [(expected, ("software",))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我的手机一直闪退",
+        "这个文件打不开",
+        "请问是报错还是没反应？",
+        "My Pixel 8 keeps freezing.",
+        "Version 4.2 crashes on start.",
+    ],
+)
+def test_a_device_or_a_release_is_no_software(text: str) -> None:
+    assert not [n for n in extract_mentions(text, LEX) if "software" in n.types]
+
+
+def test_a_software_word_and_a_pronoun_that_speaks_of_software_skip_the_device() -> None:
+    said = ("剪映在我的荣耀X50上一直闪退。", "先清一下缓存试试。")
+    assert referents(last_anchors(*said, "清了，这个软件还是打不开。")) == [("这个软件", "剪映")]
+    assert referents(last_anchors("荣耀X50上装的剪映一直崩溃。", *said[1:], "重装以后它的草稿还在吗？"))[0][1] == "剪映"
+    english = ("Notion crashes on my Surface Laptop 5.", "Try clearing the cache.")
+    assert referents(last_anchors(*english, "Done, and it still crashes."))[0][1] == "Notion"
+
+
+def test_a_plan_is_a_type_of_its_own() -> None:
+    said = ("我现在用的是无忧88套餐。", "好的，我帮您查一下。")
+    assert referents(last_anchors(*said, "这个套餐每月有多少通话分钟？")) == [("这个套餐", "无忧88套餐")]
+    english = ("I'm on the Family Share plan with two lines.", "Let me look it up.", "Does that plan include roaming?")
+    assert referents(last_anchors(*english)) == [("that plan", "Family Share")]
+
+
+def test_an_ordinal_picks_by_position_among_those_said_together() -> None:
+    said = ("我下了两单，订单号分别是P88120和P88157。", "请问是哪一单有问题？")
+    assert referents(last_anchors(*said, "第二个订单还没发货。")) == [("第二个订单", "P88157")]
+    assert referents(last_anchors(*said, "第一个订单地址写错了。")) == [("第一个订单", "P88120")]
+
+
+def test_plural_pronouns_prefer_the_plural_thing() -> None:
+    said = ("My Jabra Elite 85t earbuds lose sound when paired with my phone.", "Have you reset them?")
+    assert referents(last_anchors(*said, "Yes, they still cut out."))[0][1] == "Jabra Elite 85t"
+
+
+def test_an_apposition_names_the_thing_and_keeps_its_kind() -> None:
+    said = ("My printer, an Epson L3250, jams on every page.", "Please send a photo of the tray.")
+    assert referents(last_anchors(*said, "Should I unplug the printer first?")) == [("the printer", "Epson L3250")]
+
+
+def test_an_english_he_never_falls_back_to_a_thing() -> None:
+    said = ("The Asus RT-AX58U router drops every night.", "A technician will visit.")
+    assert [a for a in last_anchors(*said, "When will he arrive?") if a.resolved_entity is not None] == []
+
+
+def test_a_flight_number_is_a_flight_and_this_flight_refers_to_it() -> None:
+    said = ("我订的MU5137航班被取消了。", "我帮您看一下改签。")
+    assert referents(last_anchors(*said, "这个航班还能退票吗？")) == [("这个航班", "MU5137")]
+    assert [n.types for n in extract_mentions("Is flight BA0287 delayed?", LEX) if n.source == "identifier"] == [
+        ("flight",)
+    ]
+
+
+def test_a_doctor_named_by_title_is_a_person() -> None:
+    said = ("上周给我看诊的是赵医生。", "请问您要复诊吗？")
+    assert referents(last_anchors(*said, "对，她下周三出诊吗？")) == [("她", "赵医生")]
+
+
+@pytest.mark.parametrize(("text", "name"), [("我帮您约了赵师傅上门。", "赵师傅"), ("眼科吴医生明天出诊。", "吴医生")])
+def test_a_person_named_by_title_is_the_surname_and_the_title(text: str, name: str) -> None:
+    assert [n.surface for n in extract_mentions(text, LEX) if n.types == ("person",)] == [name]

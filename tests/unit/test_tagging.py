@@ -200,6 +200,14 @@ def test_colloquial_chinese_intents(text: str, label: str) -> None:
         ("不用了，谢谢。", "refuse"),
         # Not being able to afford something asks for nothing.
         ("这么贵，我买不起。", "neutral"),
+        # Asking leave to do something asks for it; asking about a skill or about the listener's
+        # side of a topic asks.
+        ("Could we move the meeting to Friday?", "request"),
+        ("Excuse me, can I leave my bag here?", "request"),
+        ("Where can I leave my bag?", "question"),
+        ("Can you speak Spanish?", "question"),
+        ("Can you speak more slowly, please?", "request"),
+        ("How about your previous job?", "question"),
     ],
 )
 def test_speech_act_patterns_beyond_the_keywords(text: str, label: str) -> None:
@@ -215,6 +223,17 @@ def test_taking_up_a_suggestion_leans_to_commitment(accepting: str, plain: str) 
     after = tag_segment(accepting, "customer", LEX, prev_intent="request")
     assert after.label == "commitment"
     assert after.intent[commitment] > tag_segment(plain, "customer", LEX, prev_intent="request").intent[commitment]
+
+
+def test_welcoming_an_offer_is_a_commitment() -> None:
+    commitment = CLASSES.index("commitment")
+    plain = tag_segment("The view from the window is great.", "customer", LEX)
+    assert plain.label == "neutral"
+    for text in ("That would be great, thanks.", "That'll be fine.", "A table by the window sounds good."):
+        tags = tag_segment(text, "customer", LEX)
+        assert tags.label == "commitment"
+        assert "welcome_offer" in tags.cues
+        assert tags.intent[commitment] > plain.intent[commitment]
 
 
 def test_an_acceptance_after_a_request_is_a_commitment() -> None:
