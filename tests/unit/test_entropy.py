@@ -115,8 +115,10 @@ def test_low_entropy_runs_merge_and_record_merged_from(static_embedder: Embedder
 def test_by_default_no_turn_waits_for_the_next_one(static_embedder: Embedder) -> None:
     first = tagged("订单号是12345", event_id="a")
     state, out = advance(None, first, static_embedder.passage(["订单号是12345"]), TABLE, EntropyConfig())
-    assert [t.event.event_id for t in out] == ["a"] and state.held is None  # released at once, cut alone
-    assert out[0].unit_cut and len(out[0].segment_entropy) == len(first.segments)
+    assert [t.event.event_id for t in out] == ["a"]  # released at once, cut alone
+    assert state.held is None
+    assert out[0].unit_cut
+    assert len(out[0].segment_entropy) == len(first.segments)
 
 
 def test_lookahead_holds_until_the_next_turn(static_embedder: Embedder) -> None:
