@@ -149,7 +149,7 @@ class FlowRun:
     cpu_s: float
     timers: Timers
     stored: int
-    requests: list[tuple[str, list[str]]]
+    requests: list[dict[str, list[str]]]
 
 
 def run_flow(archive: Path, tmp: Path, args: argparse.Namespace, turns: int, rate: float | None) -> FlowRun:
@@ -240,7 +240,7 @@ def report(
         b = "**" if name == "floor" else ""
         print(f"| whole flow / {name}, wall clock | {_ratio(wall_ratio)} |")
         print(f"| {b}whole flow / {name}, CPU time (robust to a loaded machine){b} | {b}{_ratio(cpu_ratio)}{b} |")
-    embedded = sum(len(t) for _, t in last.requests)
+    embedded = sum(len(t) for r in last.requests for t in r.values())
     calls = len(last.requests)
     print(
         f"| texts the model embedded per turn (engine calls, texts a call) | {embedded / turns:.2f} "

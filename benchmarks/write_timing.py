@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from bytewax.inputs import StatefulSourcePartition
 from schemas.raw import RawRecord
 from sinks.files.jsonl_source import JsonlSource
 from sinks.store.base import MemoryStore, StoredPoint
-from state.core.embedding import Embedder, Matrix
+from state.core.embedding import Embedder, Matrix, embed_modes
 
 
 class Timers:
@@ -89,22 +89,35 @@ class TimedStore:
 
 
 class RecordingEmbedder:
-    """The model as the flow reaches it (under the memo): times each call and keeps (mode, texts)."""
+    """The model as the flow reaches it (under the memo): times each call and keeps its texts by mode
+    (one entry per call; a round of several modes, `embed_modes`, is one entry)."""
 
     def __init__(self, inner: Embedder, timers: Timers) -> None:
         self._inner, self._timers = inner, timers
         self.name, self.dim = inner.name, inner.dim
-        self.requests: list[tuple[str, list[str]]] = []
+        self.requests: list[dict[str, list[str]]] = []
 
     def passage(self, texts: Sequence[str]) -> Matrix:
-        self.requests.append(("passage", list(texts)))
+        self.requests.append({"passage": list(texts)})
         out: Matrix = self._timers.wrap("model: passage (memory vectors)", self._inner.passage, len)(texts)
         return out
 
     def query(self, texts: Sequence[str]) -> Matrix:
-        self.requests.append(("query", list(texts)))
+        self.requests.append({"query": list(texts)})
         out: Matrix = self._timers.wrap("model: query (anchoring, recall)", self._inner.query, len)(texts)
         return out
+
+    def embed_modes(self, by_mode: Mapping[str, Sequence[str]]) -> dict[str, Matrix]:
+        self.requests.append({mode: list(texts) for mode, texts in by_mode.items() if texts})
+        wrapped = self._timers.wrap(
+            "model: one round of every mode (prefetch)", lambda b: embed_modes(self._inner, b), _texts_in
+        )
+        out: dict[str, Matrix] = wrapped(by_mode)
+        return out
+
+
+def _texts_in(by_mode: Mapping[str, Sequence[str]]) -> int:
+    return sum(len(texts) for texts in by_mode.values())
 
 
 @dataclass(frozen=True)
@@ -122,12 +135,12 @@ def embedder_floor(texts: Sequence[str], embedder: Embedder, batch: int, mode: s
     return Rate(len(texts) / (time.perf_counter() - started), len(texts) / (time.process_time() - cpu0))
 
 
-def replayed_floor(requests: Sequence[tuple[str, list[str]]], embedder: Embedder, turns: int) -> Rate:
-    """The embedder alone making exactly the flow's model calls (same texts, modes, call sizes, threads)
-    → turns' worth per wall and CPU second."""
+def replayed_floor(requests: Sequence[Mapping[str, list[str]]], embedder: Embedder, turns: int) -> Rate:
+    """The embedder alone making exactly the flow's model calls (same texts, modes, call sizes, rounds,
+    threads) → turns' worth per wall and CPU second."""
     started, cpu0 = time.perf_counter(), time.process_time()
-    for mode, texts in requests:
-        (embedder.query if mode == "query" else embedder.passage)(texts)
+    for by_mode in requests:
+        embed_modes(embedder, by_mode)
     return Rate(turns / (time.perf_counter() - started), turns / (time.process_time() - cpu0))
 
 

@@ -379,14 +379,7 @@ class RecallService:
         if len(requests) > 1 and remembers(self._embedder):
             # one model call for the batch's questions; each recall then finds its row in the memo
             tables = self._tables.get()
-            self._embedder.query(
-                list(
-                    dict.fromkeys(
-                        analyse_query(r.query_text, tables, known_people=_people(r), entities=r.entities).semantic_text
-                        for r in requests
-                    )
-                )
-            )
+            self._embedder.query(list(dict.fromkeys(_batch_query_text(r, tables) for r in requests)))
         for r in requests:
             try:
                 out.append((r, self.recall(r)))
@@ -407,6 +400,16 @@ class RecallService:
                     )
                 )
         return out
+
+
+def _batch_query_text(request: RecallRequest, tables: RecallTables) -> str:
+    """The text `_rank` will embed for this question, as far as it is known before the store is read:
+    only names of known people leave it (`_rank` also strips the user's memories' speakers; such a
+    question misses the memo once). Stripping every capitalised candidate ("Good morning") would
+    embed a text nobody asks for."""
+    people = _people(request)
+    query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
+    return strip_names(query.text, [n for n in query.name_candidates if n in people])
 
 
 def _people(request: RecallRequest) -> tuple[str, ...]:

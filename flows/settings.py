@@ -290,7 +290,9 @@ class EntropySettings(Section):
     model: str | None = None
     table_path: Path | None = Field(default=None, description="entropy table YAML; None → the packaged one")
     lookahead_s: float = Field(
-        default=10.0, ge=0, description="event-time gap within which the next turn is a neighbour"
+        default=0.0,
+        ge=0,
+        description="event-time gap within which the next turn is a neighbour (0: a turn is never held for it)",
     )
     hold_timeout_s: float = Field(
         default=12.0, gt=0, description="processing-time release of a held turn (≥ lookahead)"

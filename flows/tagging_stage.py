@@ -95,7 +95,7 @@ def write_filters_ii(
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
         if isinstance(head, EmbeddingHead) and head.embedder_name == embedder.name:
-            # The head reads each unit's passage vector; the store asks for the same text later:
+            # The heads read the turn's passage vector, the one the store asks for later:
             # one memo (usually already in front of the embedder, see flows/runtime.py) serves both.
             if not isinstance(embedder, MemoEmbedder):
                 embedder = MemoEmbedder(embedder)

@@ -2,10 +2,9 @@
 
 Input: `MemoryUnit`. Output: `EmbeddedUnit`. State: none. Works on whole batches so a
 model that gains from batching gets them; the embedder is injected (never built here).
-Each unit is embedded as its whole turn with the speaker (`MemoryUnit.embedding_text`): the
-units of one turn share the text, so a turn costs one store embedding however it was cut (the
-upstream stages embed sentences and unit texts, so this is one call more per turn than
-embedding each unit's own slice: measured in BENCHMARKS.md).
+Each unit is embedded as its whole turn (`MemoryUnit.embedding_text`): the units of one turn
+share the text, so a turn costs one store embedding however it was cut, and the units' trained
+heads read the same vector (the batch prefetch has usually embedded it already).
 """
 
 from __future__ import annotations

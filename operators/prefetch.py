@@ -3,19 +3,18 @@
 Input: keyed `Turn` (cut into units, before the task state machine). Output: the same turns,
 unchanged and in order. State: none; the vectors land in the memo in front of the embedder
 (`sinks/models/embedding_memo.py`), where goal anchoring (one customer turn at a time, inside
-the task state machine), the unit vectors the tagging head reads, the store vector of each turn
-(`embed_units`: the whole turn with its speaker) and the recall query find them.
+the task state machine), the store vector of each turn (`embed_units`: the whole turn, which the
+units' emotion and type heads read too) and the recall query find them.
 
 Why: anchoring asks for one text at a time, which an engine that parallelises across the
-texts of a call cannot spread over cores; asked here, a batch's texts go out in one call per
-mode, split over the embedder's threads. With the memory vectors in `query` mode (setting
+texts of a call cannot spread over cores; asked here, a batch's texts go out in one round, the
+modes side by side, split over the embedder's threads. With the memory vectors in `query` mode (setting
 `embedder.memory_prefix`) a customer turn whose unit is the whole turn is one text in one mode:
 one embedding serves the memory vector, anchoring and the recall query.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,10 +22,8 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
-from schemas.memory import turn_embedding_text
-from state.core.embedding import Embedder
+from state.core.embedding import Embedder, embed_modes
 from state.normalise.turn import Turn
-from state.units.assemble import unit_texts
 
 
 @dataclass(frozen=True)
@@ -39,20 +36,15 @@ def wanted_texts(turns: list[Turn], config: PrefetchConfig) -> dict[str, list[st
     """mode → distinct texts (in first-seen order) the turns' units and goal anchoring will embed."""
     wanted: dict[str, dict[str, None]] = {"passage": {}, "query": {}}
     for turn in turns:
-        texts = unit_texts(turn)
-        for text in texts:
-            wanted[config.memory_prefix][text] = None
-        if texts:  # the store's vector of the turn's units (`MemoryUnit.embedding_text`)
-            wanted[config.memory_prefix][turn_embedding_text(turn.event.speaker, turn.event.text)] = None
+        # the store's vector of the turn's units (`MemoryUnit.embedding_text`), which their heads read too
+        wanted[config.memory_prefix][turn.event.text] = None
         if turn.event.speaker_role in config.anchor_roles:
             wanted["query"][turn.text] = None
     return {mode: list(texts) for mode, texts in wanted.items() if texts}
 
 
 def prefetch_batch(batch: list[tuple[str, Turn]], embedder: Embedder, config: PrefetchConfig) -> list[tuple[str, Turn]]:
-    calls: dict[str, Callable[[list[str]], object]] = {"passage": embedder.passage, "query": embedder.query}
-    for mode, texts in wanted_texts([turn for _, turn in batch], config).items():
-        calls[mode](texts)
+    embed_modes(embedder, wanted_texts([turn for _, turn in batch], config))
     return batch
 
 

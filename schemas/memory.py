@@ -54,15 +54,6 @@ def memory_id(tenant_id: str, session_id: str, event_id: str, unit_index: int) -
     return str(uuid.uuid5(MEMORY_NAMESPACE, name))
 
 
-def turn_embedding_text(speaker: str | None, turn_text: str) -> str:
-    """The text a turn's stored vector is computed from: the whole turn with its speaker.
-
-    >>> turn_embedding_text("客服", "好的"), turn_embedding_text(None, "ok")
-    ('客服: 好的', 'ok')
-    """
-    return f"{speaker}: {turn_text}" if speaker else turn_text
-
-
 CorefKind = Literal["entity", "anaphor", "weak", "zero", "contrast"]
 
 
@@ -177,18 +168,22 @@ class MemoryUnit(Record):
 
     @property
     def embedding_text(self) -> str:
-        """What the stored vector is computed from: the whole turn with its speaker, so a unit cut
-        from a turn ("两天内发到您的账户。") is found by what the turn is about; the unit text is what a
-        cue shows and what lexical relevance reads. The units of one turn share it (one embedding).
+        """What the stored vector is computed from: the whole turn as said, so a unit cut from a turn
+        ("两天内发到您的账户。") is found by what the turn is about; the unit text is what a cue shows and
+        what lexical relevance reads. The units of one turn share it, and so do their trained heads
+        (emotion, unit type): one embedding per turn. The speaker stays out of the vector (lexical
+        relevance and the name rules read it): with it, the heads, trained on plain sentences,
+        misread the turn (unit-type macro-F1 0.726 → 0.618 on the second own set), and recall did
+        not need it (LoCoMo R@5 / R@10 0.671 / 0.746 with it, 0.665 / 0.752 without).
 
         >>> from datetime import UTC, datetime
         >>> u = MemoryUnit(memory_id="m", unit_index=1, tenant_id="t", session_id="s", turn_id="e", event_id="e",
         ...                ts=datetime(2025, 6, 1, tzinfo=UTC), text="两天内发到您的账户。",
         ...                source_text="我们会补偿五十元优惠券，两天内发到您的账户。", speaker="客服")
         >>> u.embedding_text
-        '客服: 我们会补偿五十元优惠券，两天内发到您的账户。'
+        '我们会补偿五十元优惠券，两天内发到您的账户。'
         """
-        return turn_embedding_text(self.speaker, self.source_text)
+        return self.source_text
 
     @property
     def deadline(self) -> datetime | None:

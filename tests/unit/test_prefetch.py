@@ -17,7 +17,7 @@ from flows.runtime import embedder_over
 from flows.settings import Settings
 from operators.prefetch import PrefetchConfig, wanted_texts
 from schemas.events import ConversationEvent
-from schemas.memory import EmbeddedUnit, turn_embedding_text
+from schemas.memory import EmbeddedUnit
 from sinks.models.embedders import load_embedder
 from state.core.embedding import Matrix
 from state.normalise.turn import NormaliseConfig, normalise_turn
@@ -70,13 +70,12 @@ def _run(tmp_path: Path, clock: Callable[[], datetime], **embedder: object) -> t
     return model, points
 
 
-def test_wanted_texts_are_the_units_in_the_memory_mode_and_customer_turns_as_queries() -> None:
+def test_wanted_texts_are_the_turns_in_the_memory_mode_and_customer_turns_as_queries() -> None:
     turns = [
         normalise_turn(ConversationEvent.model_validate(event_dict(speaker_role=r, text=t)), NormaliseConfig())
         for r, t in TEXTS[:2]
     ]
-    stored = [turn_embedding_text(turn.event.speaker, turn.event.text) for turn in turns]
-    memory = [TEXTS[0][1], stored[0], TEXTS[1][1], stored[1]]  # each unit's text, then the turn's store text
+    memory = [turn.event.text for turn in turns]  # one store text per turn, which the units' heads read too
     assert wanted_texts(turns, PrefetchConfig()) == {"passage": memory, "query": [TEXTS[0][1]]}
     assert wanted_texts(turns, PrefetchConfig(memory_prefix="query", anchor_roles=())) == {"query": memory}
 
@@ -93,7 +92,7 @@ def test_each_text_reaches_the_model_once_a_mode_and_in_batches(
     if prefix == "query":
         assert {mode for mode, _ in model.calls} == {"query"}  # one vector per text for store, anchoring, recall
     for point in points:
-        text = point.unit.embedding_text  # the whole turn with its speaker
+        text = point.unit.embedding_text  # the whole turn
         expected = STATIC.query([text]) if prefix == "query" else STATIC.passage([text])
         np.testing.assert_allclose(point.vector, expected[0], atol=1e-6)
 

@@ -37,6 +37,10 @@ class _AnnotatedTurn:  # a Turn as it looks once the task state machine has anno
     task_id: str
     task: _Task
 
+    @property
+    def text(self) -> str:  # the cleaned text (`Turn.text`), what the question is asked with
+        return self.event.text
+
 
 def test_customer_turns_trigger_with_context_agent_turns_only_extend_it() -> None:
     st_, out = on_item(None, _turn(1, "agent"), TriggerConfig())
