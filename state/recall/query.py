@@ -106,7 +106,11 @@ def strip_names(text: str, names: Sequence[str]) -> str:
 
     >>> strip_names("What is Caroline's identity?", ["Caroline"])
     'What is identity?'
+    >>> strip_names("Well , can you change it ?", [])  # nothing to strip: the very text (one memo entry)
+    'Well , can you change it ?'
     """
+    if not names:
+        return text
     out = text
     for name in sorted(names, key=len, reverse=True):
         out = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", " ", out) if name.isascii() else out.replace(name, " ")
