@@ -15,11 +15,12 @@ from state.core.embedding import Embedder
 from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
 from state.tagging.lexicon import load_lexicon
 from state.tagging.tagger import TagState
-from state.units.entropy import load_entropy_table
+from state.units.entropy import EntropyConfig, load_entropy_table
 
 NOW = datetime(2026, 1, 1, 9, tzinfo=UTC)
 LEX = load_lexicon()
 TABLE = load_entropy_table()
+LOOKAHEAD = EntropyConfig(lookahead=timedelta(seconds=10))  # a turn waits for its session's next one
 
 
 def _turn(text: str, event_id: str = "e") -> Turn:
@@ -47,7 +48,7 @@ def test_tag_logic_forwards_closings_and_expires() -> None:
 
 def test_entropy_logic_holds_then_releases_on_timer_then_expires(static_embedder: Embedder) -> None:
     clock = [NOW]
-    config = EntropyOpConfig(hold_timeout=timedelta(seconds=12), idle_ttl=timedelta(minutes=30))
+    config = EntropyOpConfig(LOOKAHEAD, hold_timeout=timedelta(seconds=12), idle_ttl=timedelta(minutes=30))
     logic = _EntropyLogic(None, config, lambda: TABLE, static_embedder, lambda: clock[0])
     out, keep = logic.on_item(_turn("订单号是12345"))
     assert list(out) == []
@@ -69,17 +70,25 @@ def test_entropy_logic_holds_then_releases_on_timer_then_expires(static_embedder
 
 
 def test_entropy_logic_releases_on_session_close(static_embedder: Embedder) -> None:
-    logic = _EntropyLogic(None, EntropyOpConfig(), lambda: TABLE, static_embedder, lambda: NOW)
+    logic = _EntropyLogic(None, EntropyOpConfig(LOOKAHEAD), lambda: TABLE, static_embedder, lambda: NOW)
     logic.on_item(_turn("订单号是12345"))
     out, discard = logic.on_item(SessionClosed("s", NOW))
     assert [t.event.event_id for t in out] == ["e"]
     assert discard is StatefulLogic.DISCARD
 
 
+def test_entropy_logic_releases_a_turn_at_once_without_lookahead(static_embedder: Embedder) -> None:
+    logic = _EntropyLogic(None, EntropyOpConfig(), lambda: TABLE, static_embedder, lambda: NOW)
+    out, keep = logic.on_item(_turn("订单号是12345"))
+    assert [t.event.event_id for t in out] == ["e"]
+    assert keep is StatefulLogic.RETAIN
+    assert logic.notify_at() == NOW + EntropyOpConfig().idle_ttl  # nothing held: only the idle timer
+    assert logic.on_eof()[0] == []
+
+
 def test_entropy_logic_segments_untagged_turns(static_embedder: Embedder) -> None:
     logic = _EntropyLogic(None, EntropyOpConfig(), lambda: TABLE, static_embedder, lambda: NOW)
-    logic.on_item(_turn("好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"))
-    out, _ = logic.on_eof()
+    out, _ = logic.on_item(_turn("好的收到，关于接口文档麻烦补充下错误码说明，另外测试账号权限我们已开通，谢谢"))
     assert len(out[0].segments) == 4
     assert len(out[0].segment_entropy) == 4
 
