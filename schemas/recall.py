@@ -67,6 +67,10 @@ class Cue(Record):
     ts: datetime | None = None
     speaker_role: SpeakerRole | None = None
     emotion: EmotionLoad | None = None
+    # The memory in context, as stored with it: the whole utterance the unit was cut from, and the
+    # session's turn before it as "speaker: text" (None for a session's first turn).
+    turn_text: str | None = None
+    context_prev: str | None = None
 
 
 class ContextTurn(Record):

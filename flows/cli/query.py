@@ -85,6 +85,13 @@ def _components(c: Cue) -> str:
     )
 
 
+def _in_context(c: Cue) -> str:
+    """The cue's whole turn (when the unit is a part of it) and the turn it answered, as extra lines."""
+    turn = f"\n(turn: {c.turn_text})" if c.turn_text and c.turn_text != c.text else ""
+    after = f"\n(after: {c.context_prev})" if c.context_prev else ""
+    return turn + after
+
+
 def print_result(result: RecallResult, debug: bool, out: Console) -> None:
     """The cues with their components and explanations; word-wrapped to the terminal, never cut."""
     title = f"recall [{result.question_class}]: {result.query_text}"
@@ -95,7 +102,7 @@ def print_result(result: RecallResult, debug: bool, out: Console) -> None:
         for c in result.cues:
             flag = " (fallback)" if c.is_fallback else ""
             row = (c.cue_id, c.tier, f"{c.score:.3f}", f"{c.components.css:.3f}", _components(c))
-            table.add_row(*row, Text(c.text + flag), Text(c.explanation))
+            table.add_row(*row, Text(c.text + flag + _in_context(c)), Text(c.explanation))
         out.print(table)
     else:
         out.print(Text(title, style="bold"))
@@ -106,6 +113,10 @@ def print_result(result: RecallResult, debug: bool, out: Console) -> None:
             block.add_column("what", style="dim", no_wrap=True)
             block.add_column("value", overflow="fold", ratio=1)
             block.add_row("text", Text(c.text))
+            if c.turn_text and c.turn_text != c.text:
+                block.add_row("turn", Text(c.turn_text))
+            if c.context_prev:
+                block.add_row("after", Text(c.context_prev))
             block.add_row("why", Text(c.explanation))
             block.add_row("score", _components(c))
             out.print(block)

@@ -72,6 +72,10 @@ def reason(i: int, batch: CandidateBatch, scores: PoolScores, now_ts: float, *, 
     return ", ".join(words)
 
 
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def build_cues(
     picked: Sequence[int],
     batch: CandidateBatch,
@@ -119,6 +123,8 @@ def build_cues(
                 components=components,
                 explanation=line,
                 is_fallback=i in fallback,
+                turn_text=_text_or_none(p.get("source_text")),
+                context_prev=_text_or_none(p.get("context_prev")),
             )
         )
         lines.append(line)

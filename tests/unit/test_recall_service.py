@@ -266,3 +266,16 @@ def test_a_batch_of_questions_is_one_model_call_behind_the_memo(store: QdrantEdg
     assert [len(c) for c in model.calls] == [2]  # the two distinct questions, in one call; every recall hit the memo
     plain = _service(store).run_batch(batch)
     assert [_texts(r) for _, r in memo_results] == [_texts(r) for _, r in plain]
+
+
+def test_a_cue_shows_its_whole_turn_and_the_turn_before_it(tmp_path: Path) -> None:
+    promise = unit("两天内发到您的账户。", n=1, unit_type="commitment", context_prev="客户: 上次说好的补偿呢？")
+    promise = promise.model_copy(update={"source_text": "我们会补偿一张五十元的优惠券，两天内发到您的账户。"})
+    store = fill_store(tmp_path, EMB, [promise])
+    try:
+        cue = _service(store).recall(ask("补偿什么时候到账", at=NOW)).cues[0]
+    finally:
+        store.close()
+    assert cue.text == "两天内发到您的账户。"
+    assert cue.turn_text == "我们会补偿一张五十元的优惠券，两天内发到您的账户。"
+    assert cue.context_prev == "客户: 上次说好的补偿呢？"
