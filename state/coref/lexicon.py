@@ -39,70 +39,49 @@ def _alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True) if w)
 
 
+_NONE: frozenset[str] = frozenset()
+_NEVER = re.compile(r"(?!)")  # matches nothing
+
+
 @dataclass(frozen=True)
 class OpenNames:
-    """Words for finding entities no dictionary lists (see `state.coref.open_names`)."""
+    """Words for finding entities no dictionary lists (see `state.coref.open_names`); each field's
+    default finds nothing, so `OpenNames()` is the empty set of words."""
 
-    zh_gate: re.Pattern[str]  # a sentence without any of these holds no such entity: jieba is not run
-    en_gate: re.Pattern[str]  # … spaCy is not run for products
-    model_words: frozenset[str]  # Pro, Max, Plus …: part of a model name after it
-    zh_product_heads: frozenset[str]  # 吹风机, 冰箱, 电脑 …: what a brand word before makes a product
-    zh_product_chars: frozenset[str]  # 机, 器, 衣 …: a noun ending in one is a product word too
-    zh_org_words: frozenset[str]  # 快递, 客服, 公司 …: the name before one is an organisation
-    zh_brand_tags: frozenset[str]  # jieba flags a brand word may carry
-    zh_not_brands: frozenset[str]
-    zh_purchase: tuple[str, ...]  # 买了, 我的 …: a product word after one is a product said
-    zh_fillers: frozenset[str]
-    zh_person_titles: frozenset[str]  # 经理, 客服, 司机 …: a person's name (jieba nr) after one is a person
-    zh_person_cues: frozenset[str]  # 说, 答应 …: a person's name right before one is a person
-    units: re.Pattern[str]  # 60G, 5000mAh: a number with a unit is no model
-    en_product_heads: frozenset[str]
-    en_purchase: frozenset[str]
-    en_possessives: frozenset[str]
-    en_fillers: frozenset[str]
-    en_not_products: frozenset[str]
-    en_not_brands: frozenset[str]
-    en_run_breaks: frozenset[str]  # a purchased thing's words stop here (a blender | last week)
-    en_person_before: frozenset[str]  # Mr, told, asked …: a proper noun after one is a person
-    en_person_after: frozenset[str]  # from, said, promised …: a proper noun before one is a person
-    en_org_words: frozenset[str]  # support, store, bank …: a proper noun before one is an organisation
-    en_common: frozenset[str]  # capitalised words that are no names (This, There, What …)
-    sw_zh_heads: frozenset[str] = frozenset()  # 软件, 客户端 …: the name before one is software
-    sw_zh_verbs: frozenset[str] = frozenset()  # 卸载, 登录 …: the name after one is software
-    sw_zh_failures: re.Pattern[str] = re.compile(r"(?!)")  # 闪退, 打不开 …: their clause's subject is software
-    sw_zh_not: frozenset[str] = frozenset()  # 文件, 网页 …: what a failure verb takes that is no software
-    sw_en_heads: frozenset[str] = frozenset()
-    sw_en_verbs: frozenset[str] = frozenset()
-    sw_en_failures: re.Pattern[str] = re.compile(r"(?!)")
+    zh_gate: re.Pattern[str] = _NEVER  # a sentence without any of these holds no such entity: jieba is not run
+    en_gate: re.Pattern[str] = _NEVER  # … spaCy is not run for products
+    model_words: frozenset[str] = _NONE  # Pro, Max, Plus …: part of a model name after it
+    zh_product_heads: frozenset[str] = _NONE  # 吹风机, 冰箱, 电脑 …: what a brand word before makes a product
+    zh_product_chars: frozenset[str] = _NONE  # 机, 器, 衣 …: a noun ending in one is a product word too
+    zh_org_words: frozenset[str] = _NONE  # 快递, 客服, 公司 …: the name before one is an organisation
+    zh_brand_tags: frozenset[str] = _NONE  # jieba flags a brand word may carry
+    zh_not_brands: frozenset[str] = _NONE
+    zh_purchase: tuple[str, ...] = ()  # 买了, 我的 …: a product word after one is a product said
+    zh_fillers: frozenset[str] = _NONE
+    zh_person_titles: frozenset[str] = _NONE  # 经理, 客服, 司机 …: a person's name (jieba nr) after one is a person
+    zh_person_cues: frozenset[str] = _NONE  # 说, 答应 …: a person's name right before one is a person
+    units: re.Pattern[str] = _NEVER  # 60G, 5000mAh: a number with a unit is no model
+    en_product_heads: frozenset[str] = _NONE
+    en_purchase: frozenset[str] = _NONE
+    en_possessives: frozenset[str] = _NONE
+    en_fillers: frozenset[str] = _NONE
+    en_not_products: frozenset[str] = _NONE
+    en_not_brands: frozenset[str] = _NONE
+    en_run_breaks: frozenset[str] = _NONE  # a purchased thing's words stop here (a blender | last week)
+    en_person_before: frozenset[str] = _NONE  # Mr, told, asked …: a proper noun after one is a person
+    en_person_after: frozenset[str] = _NONE  # from, said, promised …: a proper noun before one is a person
+    en_org_words: frozenset[str] = _NONE  # support, store, bank …: a proper noun before one is an organisation
+    en_common: frozenset[str] = _NONE  # capitalised words that are no names (This, There, What …)
+    sw_zh_heads: frozenset[str] = _NONE  # 软件, 客户端 …: the name before one is software
+    sw_zh_verbs: frozenset[str] = _NONE  # 卸载, 登录 …: the name after one is software
+    sw_zh_failures: re.Pattern[str] = _NEVER  # 闪退, 打不开 …: their clause's subject is software
+    sw_zh_not: frozenset[str] = _NONE  # 文件, 网页 …: what a failure verb takes that is no software
+    sw_en_heads: frozenset[str] = _NONE
+    sw_en_verbs: frozenset[str] = _NONE
+    sw_en_failures: re.Pattern[str] = _NEVER
 
 
-_NONE: frozenset[str] = frozenset()
-_NO_OPEN_NAMES = OpenNames(
-    re.compile(r"(?!)"),
-    re.compile(r"(?!)"),
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    (),
-    _NONE,
-    _NONE,
-    _NONE,
-    re.compile(r"(?!)"),
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-    _NONE,
-)
+_NO_OPEN_NAMES = OpenNames()
 
 
 @dataclass(frozen=True)
