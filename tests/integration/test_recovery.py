@@ -58,7 +58,9 @@ def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
     create_topics(kafka_connection(settings), output_topics(settings), partitions=4)
     produce_jsonl(kafka_connection(settings), settings.kafka.input_topic, archive)
 
-    first = cli(["run", "--until-end", "--rate", "20"], cfg, tmp_path, tmp_path / "run1.log")
+    # Paced so that the stream outlasts the wait for the first memories by far (160 events take 32 s):
+    # the kill must land mid-stream however fast the flow is.
+    first = cli(["run", "--until-end", "--rate", "5"], cfg, tmp_path, tmp_path / "run1.log")
     try:
         seen = _wait_for_memory(settings, 25, first, timeout_s=240)
     finally:
