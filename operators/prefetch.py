@@ -22,6 +22,7 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
+from schemas.memory import turn_embedding_text
 from state.core.embedding import Embedder, embed_modes
 from state.normalise.turn import Turn
 
@@ -37,7 +38,7 @@ def wanted_texts(turns: list[Turn], config: PrefetchConfig) -> dict[str, list[st
     wanted: dict[str, dict[str, None]] = {"passage": {}, "query": {}}
     for turn in turns:
         # the store's vector of the turn's units (`MemoryUnit.embedding_text`), which their heads read too
-        wanted[config.memory_prefix][turn.event.text] = None
+        wanted[config.memory_prefix][turn_embedding_text(turn.event.text)] = None
         if turn.event.speaker_role in config.anchor_roles:
             wanted["query"][turn.text] = None
     return {mode: list(texts) for mode, texts in wanted.items() if texts}

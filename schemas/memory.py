@@ -54,6 +54,17 @@ def memory_id(tenant_id: str, session_id: str, event_id: str, unit_index: int) -
     return str(uuid.uuid5(MEMORY_NAMESPACE, name))
 
 
+def turn_embedding_text(turn_text: str) -> str:
+    """The text a turn's stored vector is computed from, which the units' trained heads read too:
+    the whole turn as said, without its speaker (`MemoryUnit.embedding_text` says why). The one
+    place that decides it, for the store, the heads and the batch prefetch.
+
+    >>> turn_embedding_text("我们会补偿五十元优惠券，两天内发到您的账户。")
+    '我们会补偿五十元优惠券，两天内发到您的账户。'
+    """
+    return turn_text
+
+
 CorefKind = Literal["entity", "anaphor", "weak", "zero", "contrast"]
 
 
@@ -183,7 +194,7 @@ class MemoryUnit(Record):
         >>> u.embedding_text
         '我们会补偿五十元优惠券，两天内发到您的账户。'
         """
-        return self.source_text
+        return turn_embedding_text(self.source_text)
 
     @property
     def deadline(self) -> datetime | None:

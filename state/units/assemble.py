@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id
+from schemas.memory import EmotionLoad, IntentScores, MemoryUnit, Severity, memory_id, turn_embedding_text
 from state.normalise.segments import SegmentTags, UnitSpan, unit_text
 from state.normalise.turn import Turn
 from state.tagging.kinds import unit_kind
@@ -54,7 +54,7 @@ def head_texts(turn: Turn) -> list[str]:
     of the unit's turn (`MemoryUnit.embedding_text`), so that one embedding of a turn serves its
     stored vector and every head of its units.
     """
-    return [turn.event.text] * max(1, len(unit_spans(turn)))
+    return [turn_embedding_text(turn.event.text)] * max(1, len(unit_spans(turn)))
 
 
 def lexicon_emotion(tags: list[SegmentTags]) -> tuple[float, float, float, float]:
