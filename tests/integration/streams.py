@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from bytewax.testing import run_main
 
 from flows.build import build_flow
+from flows.cli.ops import kafka_connection
 from flows.io import InputSpec
 from flows.runtime import close_stores, embedder_for, open_store, outputs_for, state_mirror_for
 from flows.settings import Settings
+from sinks.kafka.admin import read_topic
 from sinks.store.base import StoreFilter
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,6 +121,30 @@ def cli(args: list[str], cfg: dict[str, Any], cwd: Path, log: Path) -> subproces
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
     )
+
+
+def kill_mid_stream(cfg: dict[str, Any], cwd: Path, *, rate: float, at_least: int) -> tuple[int, set[str]]:
+    """Run `recallflow run --until-end --rate RATE` and SIGKILL it by its PID once the memory topic
+    holds `at_least` records: (records seen before the kill, the event ids with a memory after it).
+    The rate must make the stream outlast that wait by far, so the kill lands mid-stream."""
+    settings = Settings(**cfg)
+    proc = cli(["run", "--until-end", "--rate", f"{rate:g}"], cfg, cwd, cwd / "run1.log")
+    seen = 0
+    try:
+        deadline = time.monotonic() + 240
+        while seen < at_least:
+            if proc.poll() is not None:
+                pytest.fail(f"the flow exited early with {proc.returncode}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"fewer than {at_least} memories after 240 s")
+            seen = len(read_topic(kafka_connection(settings), settings.kafka.memory_topic, timeout_s=30))
+            time.sleep(0.3)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    records = read_topic(kafka_connection(settings), settings.kafka.memory_topic)
+    return seen, {json.loads(v)["event_id"] for _, v in records}
 
 
 def run_flow(settings: Settings, source: InputSpec, mode: str = "run") -> None:

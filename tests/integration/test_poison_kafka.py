@@ -11,9 +11,6 @@ producer's message limit (reported by `produce`, every other line still sent).
 from __future__ import annotations
 
 import json
-import os
-import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +23,7 @@ from flows.cli.ops import kafka_connection
 from flows.runtime import output_topics
 from flows.settings import Settings
 from sinks.kafka.admin import create_topics, produce_jsonl, read_topic
-from tests.integration.streams import cli, config, env_for, make_archive, store_contents
+from tests.integration.streams import cli, config, env_for, kill_mid_stream, make_archive, store_contents
 
 pytestmark = pytest.mark.integration
 
@@ -50,18 +47,6 @@ def _poison(tag: str, valid: list[dict[str, Any]]) -> list[tuple[str, str | None
         ),
         (json.dumps(valid[1], ensure_ascii=False), None),  # an exact redelivery: counted, dropped
     ]
-
-
-def _wait_for_memories(settings: Settings, at_least: int, proc: Any, timeout_s: float) -> int:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"the flow exited early with {proc.returncode}")
-        count = len(read_topic(kafka_connection(settings), settings.kafka.memory_topic, timeout_s=30))
-        if count >= at_least:
-            return count
-        time.sleep(0.3)
-    pytest.fail(f"fewer than {at_least} memories after {timeout_s} s")
 
 
 def _dead_letters(path: Path) -> dict[str, str]:
@@ -100,15 +85,7 @@ def test_poison_between_valid_records_survives_kill_restart_and_replay(
     assert refused.startswith(f"{archive}:41:")  # ... and named
 
     # Slow enough (~40 s for the topic) that the kill lands mid-stream however fast the flow is.
-    first = cli(["run", "--until-end", "--rate", "2"], cfg, tmp_path, tmp_path / "run1.log")
-    try:
-        _wait_for_memories(settings, 15, first, timeout_s=240)
-    finally:
-        os.kill(first.pid, signal.SIGKILL)
-        first.wait(timeout=30)
-    before_kill = {
-        json.loads(v)["event_id"] for _, v in read_topic(kafka_connection(settings), settings.kafka.memory_topic)
-    }
+    _, before_kill = kill_mid_stream(cfg, tmp_path, rate=2, at_least=15)
     assert len(before_kill) < len(valid), "the flow finished before it was killed; nothing was tested"
     second = cli(["run", "--until-end"], cfg, tmp_path, tmp_path / "run2.log")
     assert second.wait(timeout=300) == 0, (tmp_path / "run2.log").read_text()[-3000:]

@@ -11,9 +11,6 @@ the whole session, same task id), not restarted.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -24,23 +21,11 @@ from flows.io import paced_file_input
 from flows.runtime import output_topics
 from flows.settings import Settings
 from sinks.kafka.admin import create_topics, produce_jsonl, read_topic
-from tests.integration.streams import cli, config, make_archive, run_flow, store_contents
+from tests.integration.streams import cli, config, kill_mid_stream, make_archive, run_flow, store_contents
 
 pytestmark = pytest.mark.integration
 
 SESSIONS, TURNS = 4, 40
-
-
-def _wait_for_memory(settings: Settings, at_least: int, proc, timeout_s: float) -> int:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"the flow exited early with {proc.returncode}")
-        count = len(read_topic(kafka_connection(settings), settings.kafka.memory_topic, timeout_s=30))
-        if count >= at_least:
-            return count
-        time.sleep(0.3)
-    pytest.fail(f"fewer than {at_least} memories after {timeout_s} s")
 
 
 def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
@@ -60,18 +45,9 @@ def test_kill_and_resume_loses_nothing_and_duplicates_nothing(
 
     # Paced so that the stream outlasts the wait for the first memories by far (160 events take 32 s):
     # the kill must land mid-stream however fast the flow is.
-    first = cli(["run", "--until-end", "--rate", "5"], cfg, tmp_path, tmp_path / "run1.log")
-    try:
-        seen = _wait_for_memory(settings, 25, first, timeout_s=240)
-    finally:
-        os.kill(first.pid, signal.SIGKILL)
-        first.wait(timeout=30)
-    assert first.returncode == -signal.SIGKILL
+    seen, before_kill = kill_mid_stream(cfg, tmp_path, rate=5, at_least=25)
     assert seen >= 25
     # Killed mid-stream: some events have no memory yet (memories are units, several per event).
-    before_kill = {
-        json.loads(v)["event_id"] for _, v in read_topic(kafka_connection(settings), settings.kafka.memory_topic)
-    }
     assert len(before_kill) < len(events), "the flow finished before it was killed; nothing was tested"
 
     second = cli(["run", "--until-end"], cfg, tmp_path, tmp_path / "run2.log")
