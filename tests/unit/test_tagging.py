@@ -387,3 +387,27 @@ def test_words_that_only_contain_a_cue_do_not_fire_it(text: str, role: str, cue:
 @pytest.mark.parametrize(("text", "cue"), [("请您提供一下订单号", "zh_please"), ("好，那就这样", "zh_accept")])
 def test_the_cue_words_themselves_still_fire(text: str, cue: str) -> None:
     assert any(cue in t.cues for t in tag_turn(None, _turn(text), TagConfig(), LEX)[1].tags)
+
+
+@pytest.mark.parametrize("text", ["Here you are.", "给你。", "给您，先生。"])
+def test_handing_something_over_is_a_commitment(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "commitment"
+
+
+def test_a_description_starting_with_this_is_not_handing_over() -> None:
+    assert tag_segment("这就是福特福克斯，一辆很轻的车。", "customer", LEX).label == "neutral"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # Asking how a named thing or person is asks; a bare "…怎么样" after a proposal suggests.
+        ("你的工作怎么样？", "question"),
+        ("味道如何？", "question"),
+        ("他们怎么样？", "question"),
+        ("8号来试衣怎么样？", "request"),
+    ],
+)
+def test_how_is_a_named_thing_asks(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
