@@ -411,3 +411,17 @@ def test_a_description_starting_with_this_is_not_handing_over() -> None:
 )
 def test_how_is_a_named_thing_asks(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
+
+
+@pytest.mark.parametrize("text", ["我不是跟你说过吗", "这不是气话吗", "哪有时间和你吵架", "怎么可能"])
+def test_a_rhetorical_question_asserts(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "neutral"
+    assert "zh_rhetorical_assert" in tags.cues
+
+
+@pytest.mark.parametrize("text", ["你不是说今天去拍节目吗", "怎么可能呢？", "你去哪儿了？"])
+def test_a_real_question_is_not_read_as_rhetorical(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "question"
+    assert "zh_rhetorical_assert" not in tags.cues
