@@ -425,3 +425,8 @@ def test_a_real_question_is_not_read_as_rhetorical(text: str) -> None:
     tags = tag_segment(text, "customer", LEX)
     assert tags.label == "question"
     assert "zh_rhetorical_assert" not in tags.cues
+
+
+@pytest.mark.parametrize(("text", "label"), [("亲爱的，把炉子关小点。", "request"), ("哈利，马上过来！", "request"), ("亲爱的，我到家了。", "neutral")])
+def test_an_order_after_a_short_address_directs(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
