@@ -430,3 +430,14 @@ def test_a_real_question_is_not_read_as_rhetorical(text: str) -> None:
 @pytest.mark.parametrize(("text", "label"), [("亲爱的，把炉子关小点。", "request"), ("哈利，马上过来！", "request"), ("亲爱的，我到家了。", "neutral")])
 def test_an_order_after_a_short_address_directs(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
+
+
+@pytest.mark.parametrize("text", ["这对我来说太吵了。", "我来自河北省唐山市。", "对不起，我来不及吃晚饭了。"])
+def test_for_me_and_i_come_from_promise_nothing(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert "zh_will" not in tags.cues
+    assert "zh_offer" not in tags.cues
+
+
+def test_i_will_do_it_still_promises() -> None:
+    assert "zh_will" in tag_segment("好。我来处理这件事。", "customer", LEX).cues
