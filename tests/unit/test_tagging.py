@@ -441,3 +441,15 @@ def test_for_me_and_i_come_from_promise_nothing(text: str) -> None:
 
 def test_i_will_do_it_still_promises() -> None:
     assert "zh_will" in tag_segment("好。我来处理这件事。", "customer", LEX).cues
+
+
+@pytest.mark.parametrize("text", ["我不知道怎么回家。", "我不晓得这是怎么发生的。", "我记得他住在哪里。"])
+def test_an_embedded_wh_clause_states(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "neutral"
+    assert "zh_wh_embedded" in tags.cues
+
+
+@pytest.mark.parametrize("text", ["你知道他在哪里吗？", "我不知道怎么回家，你能告诉我吗？", "你知道我在这等了多久"])
+def test_a_wh_clause_that_still_asks_is_not_embedded(text: str) -> None:
+    assert "zh_wh_embedded" not in tag_segment(text, "customer", LEX).cues
