@@ -453,3 +453,12 @@ def test_an_embedded_wh_clause_states(text: str) -> None:
 @pytest.mark.parametrize("text", ["你知道他在哪里吗？", "我不知道怎么回家，你能告诉我吗？", "你知道我在这等了多久"])
 def test_a_wh_clause_that_still_asks_is_not_embedded(text: str) -> None:
     assert "zh_wh_embedded" not in tag_segment(text, "customer", LEX).cues
+
+
+@pytest.mark.parametrize(("text", "label"), [("在那里你可以找到盐和胡椒。", "neutral"), ("你可以先试试这件。", "request")])
+def test_what_the_listener_can_find_is_possible_not_directed(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+def test_asking_whether_the_listener_can_find_it_is_not_a_statement_of_possibility() -> None:
+    assert "zh_possible" not in tag_segment("你能在那里找到吗？", "customer", LEX).cues
