@@ -462,3 +462,15 @@ def test_what_the_listener_can_find_is_possible_not_directed(text: str, label: s
 
 def test_asking_whether_the_listener_can_find_it_is_not_a_statement_of_possibility() -> None:
     assert "zh_possible" not in tag_segment("你能在那里找到吗？", "customer", LEX).cues
+
+
+@pytest.mark.parametrize("text", ["现金还是刷卡？", "你去慢跑还是去健身俱乐部？", "头发长的还是短的"])
+def test_an_alternative_question_asks(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "question"
+    assert "zh_alternative_q" in tags.cues
+
+
+@pytest.mark.parametrize("text", ["我还是先找工作", "这点风度咱还是有的"])
+def test_still_or_had_better_is_not_an_alternative(text: str) -> None:
+    assert "zh_alternative_q" not in tag_segment(text, "customer", LEX).cues
