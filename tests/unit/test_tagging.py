@@ -474,3 +474,8 @@ def test_an_alternative_question_asks(text: str) -> None:
 @pytest.mark.parametrize("text", ["我还是先找工作", "这点风度咱还是有的"])
 def test_still_or_had_better_is_not_an_alternative(text: str) -> None:
     assert "zh_alternative_q" not in tag_segment(text, "customer", LEX).cues
+
+
+@pytest.mark.parametrize(("text", "label"), [("我们希望你旅途愉快。", "neutral"), ("我们希望你明天再来一趟。", "request")])
+def test_a_good_wish_asks_nothing(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
