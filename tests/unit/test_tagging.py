@@ -479,3 +479,9 @@ def test_still_or_had_better_is_not_an_alternative(text: str) -> None:
 @pytest.mark.parametrize(("text", "label"), [("我们希望你旅途愉快。", "neutral"), ("我们希望你明天再来一趟。", "request")])
 def test_a_good_wish_asks_nothing(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
+
+
+def test_sorry_for_the_trouble_is_not_handing_over() -> None:
+    tags = tag_segment("给您添麻烦了，请问机身有没有放平？", "agent", LEX)
+    assert "zh_handing_over" not in tags.cues
+    assert tags.label == "question"
