@@ -427,7 +427,10 @@ def test_a_real_question_is_not_read_as_rhetorical(text: str) -> None:
     assert "zh_rhetorical_assert" not in tags.cues
 
 
-@pytest.mark.parametrize(("text", "label"), [("亲爱的，把炉子关小点。", "request"), ("哈利，马上过来！", "request"), ("亲爱的，我到家了。", "neutral")])
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("亲爱的，把炉子关小点。", "request"), ("哈利，马上过来！", "request"), ("亲爱的，我到家了。", "neutral")],
+)
 def test_an_order_after_a_short_address_directs(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
 
@@ -455,7 +458,9 @@ def test_a_wh_clause_that_still_asks_is_not_embedded(text: str) -> None:
     assert "zh_wh_embedded" not in tag_segment(text, "customer", LEX).cues
 
 
-@pytest.mark.parametrize(("text", "label"), [("在那里你可以找到盐和胡椒。", "neutral"), ("你可以先试试这件。", "request")])
+@pytest.mark.parametrize(
+    ("text", "label"), [("在那里你可以找到盐和胡椒。", "neutral"), ("你可以先试试这件。", "request")]
+)
 def test_what_the_listener_can_find_is_possible_not_directed(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
 
@@ -476,7 +481,9 @@ def test_still_or_had_better_is_not_an_alternative(text: str) -> None:
     assert "zh_alternative_q" not in tag_segment(text, "customer", LEX).cues
 
 
-@pytest.mark.parametrize(("text", "label"), [("我们希望你旅途愉快。", "neutral"), ("我们希望你明天再来一趟。", "request")])
+@pytest.mark.parametrize(
+    ("text", "label"), [("我们希望你旅途愉快。", "neutral"), ("我们希望你明天再来一趟。", "request")]
+)
 def test_a_good_wish_asks_nothing(text: str, label: str) -> None:
     assert tag_segment(text, "customer", LEX).label == label
 
