@@ -20,6 +20,7 @@ Customer-service types come first, in this order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -37,6 +38,12 @@ _KIND_OF_LABEL = {
 COMPLAINT_FAMILY = "complaint"  # unit cue kinds named complaint_* are its families
 REPEAT_CUE = "repeat"
 COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint without a cue
+# Complaint families that can name what a plain yes/no question is about ("Will I still be charged
+# for the extra two hours?", "Will the late fee be removed?"): such a question asks, it does not complain.
+_PLAIN_FAMILIES = frozenset({"complaint_billing", "complaint_damage", "complaint_lateness", "complaint_expectation"})
+_YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does) (i|we|the|my|it|this|that)\b")
+# Which one, what: a question that asks for information, not whether it was understood.
+_WHICH = re.compile(r"(哪|什么|多少|\bwhich\b|\bwhat\b)")
 
 # When segments of one unit (or one turn) differ, the unit is typed by the most salient one.
 KIND_RANK = (
@@ -101,27 +108,47 @@ def segment_kind(
     repeat = (REPEAT_CUE,) if customer and has(REPEAT_CUE) else ()
     if (label == "neutral" and has("smalltalk", stripped)) or (not asked and has("courtesy")):
         return "smalltalk", ()
+    if customer and not asked and has("problem_gone") and not repeat:
+        return "resolution_confirmation", ("resolution", "problem_gone")
     if customer:
         families = complaint_families(text, lex, langs)
+        if asked and families and set(families) <= _PLAIN_FAMILIES and not repeat and _YES_NO_AHEAD.match(stripped):
+            return "question", ("yes_no_question",)
         if has("repeat_contact"):
             return "repeat_complaint", (*families, "repeat_contact")
         if families:
             return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
-    if asked and has("clarification"):
+    if asked and has("clarification") and not _WHICH.search(text):
         return "clarification", ("clarification",)
+    if asked and label in ("clarify", "request") and (has("info_ask") or (label == "clarify" and _WHICH.search(text))):
+        return "question", ("info_question",)
     resolved = (customer and has("resolution_confirmation")) or has("resolution_closed")
     if resolved and not asked and not has("conditional"):
         return "resolution_confirmation", ("resolution",)
     if has("third_party_commitment") or (role == "third_party" and label == "commitment"):
         return "third_party_commitment", ("third_party_promise",)
-    if has("refusal"):
+    if has("refusal") and not asked:
         return "refusal", ("refusal",)
     if label == "question" and has("request_question") and not has("wh_question"):
         return "action_request", ("request_question", *repeat)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):
         return "status_update", ("status_done", *repeat)
+    if not customer and not asked and has("lookup"):
+        return "statement", ("lookup",)
+    if not customer and not asked and has("generic"):
+        return "statement", ("generic",)
     if not customer and label in ("neutral", "request", "commitment") and has("agent_commitment"):
         return "commitment", ("agent_commitment",)
+    if not customer and not asked and has("forecast"):
+        return "status_update", ("forecast",)
+    if not customer and not asked and label in ("neutral", "commitment") and has("agent_future"):
+        return "commitment", ("agent_future",)
+    if customer and not asked and label in ("neutral", "commitment", "request") and has("customer_promise"):
+        return "commitment", ("customer_promise",)
+    if customer and not asked and label in ("neutral", "request") and has("bare_please"):
+        return "action_request", ("bare_please",)
+    if customer and label == "commitment":
+        label = "neutral"  # a customer's "sure" or "okay" before a fact promises nothing of its own
     if label == "commitment" and (asked or not own_promise):
         label = "question" if asked else "neutral"
     if label in _KIND_OF_LABEL:

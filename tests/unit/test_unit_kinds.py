@@ -77,3 +77,50 @@ def test_an_agent_does_not_complain() -> None:
 def test_every_ranked_kind_is_a_unit_type() -> None:
     assert set(KIND_RANK) == set(MemoryUnit.model_fields["unit_type"].annotation.__args__)  # type: ignore[union-attr]
     assert unit_kind(["statement", "complaint", "resolution_confirmation"]) == "complaint"
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        # a problem said to be gone names the problem, and is no complaint
+        ("The dripping under the fridge has stopped.", "customer", "resolution_confirmation"),
+        ("热水器不漏水了，谢谢师傅。", "customer", "resolution_confirmation"),
+        # plain customer resolutions
+        ("The deposit has been refunded, thanks.", "customer", "resolution_confirmation"),
+        ("发票可以下载了。", "customer", "resolution_confirmation"),
+        ("The website is fast again today.", "customer", "resolution_confirmation"),
+        # a complaint said as a contrast ("but … still"), or without a family word
+        ("I cancelled the plan last week but the app still shows it as active.", "customer", "complaint"),
+        ("我已经退订了，怎么这个月还在扣费？", "customer", "complaint"),
+        ("桌子送来的时候桌面就变形了。", "customer", "complaint"),
+        # a yes/no question that only mentions a charge or a delay asks, it does not complain
+        ("Will the delivery fee be refunded as well?", "customer", "question"),
+        # asking whether something can be done is a request, not a refusal
+        ("运费能不能退给我？", "customer", "action_request"),
+        ("Could you waive the fee this once?", "customer", "action_request"),
+        ("Can the technician come on Saturday instead?", "customer", "action_request"),
+        ("A refund, please.", "customer", "action_request"),
+        # asking to be told something is a question, also when an agent asks it
+        ("Could you tell me the booking reference?", "agent", "question"),
+        # an agent reading back a lookup, a policy, a forecast, a future of someone else's
+        ("我查到了，您的包裹是昨天下午签收的。", "agent", "statement"),
+        ("I can see the order was placed on the 3rd.", "agent", "statement"),
+        ("退款一般三到五个工作日到账。", "agent", "statement"),
+        ("The line is expected to be back by 6 pm.", "agent", "status_update"),
+        ("The technician will call you before he arrives.", "agent", "commitment"),
+        ("师傅明天上午会上门取件。", "agent", "commitment"),
+        ("Your cancellation is confirmed, the card is blocked.", "agent", "status_update"),
+        ("您的申请正在审核中。", "agent", "status_update"),
+        # an agent declining without the word "refund"
+        ("I'm afraid the warranty doesn't cover water damage.", "agent", "refusal"),
+        # a customer taking something on, and a customer's "sure" before a fact
+        ("Okay, I'll send the photos tonight.", "customer", "commitment"),
+        ("Sure, my account number is 4471.", "customer", "statement"),
+    ],
+)
+def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
+    assert _unit(text, role).unit_type == kind
+
+
+def test_a_repetition_words_apart_makes_a_repeat_complaint() -> None:
+    assert _unit("上次你们的售后也说会上门，结果一直没人来。").unit_type == "repeat_complaint"
