@@ -41,7 +41,11 @@ COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint withou
 # Complaint families that can name what a plain yes/no question is about ("Will I still be charged
 # for the extra two hours?", "Will the late fee be removed?"): such a question asks, it does not complain.
 _PLAIN_FAMILIES = frozenset({"complaint_billing", "complaint_damage", "complaint_lateness", "complaint_expectation"})
-_YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does) (i|we|the|my|it|this|that)\b")
+_YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does|did|is|are|am) (i|we|the|my|it|this|that|there)\b")
+_ABLE = re.compile(r"\b(possible|able|allowed)\b")
+_ASK_HOW = re.compile(r"(怎么|如何)(补偿|赔偿|赔|处理一下)")
+_ZH_AGAIN = re.compile(r"又")  # "你们又让我交？": a repetition asked back is a repeat complaint
+_PLEASE = re.compile(r"(请|麻烦|\bplease\b)")
 # Which one, what: a question that asks for information, not whether it was understood.
 _WHICH = re.compile(r"(哪|什么|多少|\bwhich\b|\bwhat\b)")
 
@@ -129,10 +133,16 @@ def segment_kind(
         return "third_party_commitment", ("third_party_promise",)
     if has("refusal") and not asked:
         return "refusal", ("refusal",)
-    if label == "question" and has("request_question") and not has("wh_question"):
+    if label == "question" and has("request_question") and (not has("wh_question") or _ASK_HOW.search(text)):
         return "action_request", ("request_question", *repeat)
+    if customer and asked and label == "request" and _YES_NO_AHEAD.match(stripped) and not _ABLE.search(text):
+        return "question", ("yes_no_question",)
+    if customer and asked and repeat and _ZH_AGAIN.search(text):
+        return "repeat_complaint", ("repeat_question",)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):
         return "status_update", ("status_done", *repeat)
+    if not customer and not asked and label == "request" and has("agent_option") and not _PLEASE.search(text):
+        return "statement", ("agent_option",)
     if not customer and not asked and has("lookup"):
         return "statement", ("lookup",)
     if not customer and not asked and has("generic"):
@@ -161,10 +171,16 @@ def segment_kind(
 
 
 def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
-    """A complaint whose turn says elsewhere that it happens again is a repeat complaint.
-
-    ("I was charged twice. Again!": the repetition is its own segment.)
-    """
+    """A complaint whose turn says elsewhere that it happens again is a repeat complaint
+    ("I was charged twice. Again!": the repetition is its own segment), and a question after a
+    clarification in the same turn closes that clarification ("您的意思是桌面没问题，是吗？")."""
+    kinds = [t.kind for t in tags]
+    if "clarification" in kinds and "question" in kinds[kinds.index("clarification") :]:
+        # "您的意思是只有桌腿断了，桌面没问题，是吗？": what lies between the clarification and the
+        # question that closes it is the content being checked, not a promise or a question of its own
+        first = kinds.index("clarification")
+        last = max(i for i, k in enumerate(kinds) if k == "question")
+        tags = [replace(t, kind="clarification") if first < i <= last else t for i, t in enumerate(tags)]
     if not any(REPEAT_CUE in t.cues for t in tags) or not any(t.kind == "complaint" for t in tags):
         return tuple(tags)
     return tuple(replace(t, kind="repeat_complaint") if t.kind == "complaint" else t for t in tags)

@@ -116,6 +116,23 @@ def test_every_ranked_kind_is_a_unit_type() -> None:
         # a customer taking something on, and a customer's "sure" before a fact
         ("Okay, I'll send the photos tonight.", "customer", "commitment"),
         ("Sure, my account number is 4471.", "customer", "statement"),
+        # a complaint whose expectation was broken ("even though", "明明")
+        ("I was charged a late fee even though I paid on the 1st.", "customer", "complaint"),
+        ("我明明取消了订单，你们还是发货了。", "customer", "complaint"),
+        # the same said before, asked back
+        ("I've emailed your billing team three times already.", "customer", "repeat_complaint"),
+        ("你们又让我重新填一遍？", "customer", "repeat_complaint"),
+        # a request the customer states bare, or asks as "how will you make up for it"
+        ("直接退款吧。", "customer", "action_request"),
+        ("那这件事你们打算怎么补偿？", "customer", "action_request"),
+        ("Then can the courier leave it with my neighbour?", "customer", "action_request"),
+        # a customer's yes/no question is no request
+        ("Do I need to keep the receipt?", "customer", "question"),
+        # an agent's option, an agent's done step, a state now in force
+        ("我们马上给您补发，您也可以选择直接退款。", "agent", "commitment"),
+        ("这边已经给您备注了加急。", "agent", "status_update"),
+        ("The two extra seats are now active.", "agent", "status_update"),
+        ("We're rebuilding the search index at the moment.", "agent", "status_update"),
     ],
 )
 def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
@@ -124,3 +141,7 @@ def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind
 
 def test_a_repetition_words_apart_makes_a_repeat_complaint() -> None:
     assert _unit("上次你们的售后也说会上门，结果一直没人来。").unit_type == "repeat_complaint"
+
+
+def test_a_question_after_a_clarification_in_one_turn_closes_it() -> None:
+    assert _unit("您的意思是只有外箱破了，里面的东西没问题，是吗？", "agent").unit_type == "clarification"
