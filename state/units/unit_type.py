@@ -55,6 +55,7 @@ DECISIVE_CUES = frozenset(
 # Types an agent's unit never takes from the head: an agent does not complain, and an agent's
 # resolution is the closed-issue wording the rules read ("问题已解决", "the ticket is closed").
 AGENT_NEVER = frozenset({"complaint", "repeat_complaint", "resolution_confirmation"})
+_COMPLAINTS = frozenset({"complaint", "repeat_complaint"})
 
 
 class TypeReader(Protocol):
@@ -69,6 +70,9 @@ class TypeReader(Protocol):
 class TypeBlend:
     min_margin: float = 0.7  # head's p(its type) − head's p(rules' type) needed to overrule undecided rules
     rules_smalltalk: bool = True  # a courtesy the rules recognised stays smalltalk
+    # A customer's problem report the rules found no cue for: the head's complaint and repeat
+    # complaint probabilities together, against the rules' type, need only this margin.
+    complaint_margin: float = 0.5
 
 
 def rules_decided(tags: Sequence[SegmentTags], kind: str, blend: TypeBlend = TypeBlend()) -> bool:
@@ -118,6 +122,9 @@ def blend_kind(
         return rule_kind
     best = max(allowed, key=lambda i: float(probs[i]))
     rule_p = float(probs[list(classes).index(rule_kind)]) if rule_kind in classes else 0.0
+    if role != "agent" and classes[best] in _COMPLAINTS and rule_kind not in _COMPLAINTS:
+        reported = sum(float(probs[i]) for i, c in enumerate(classes) if c in _COMPLAINTS)
+        return classes[best] if reported - rule_p >= blend.complaint_margin else rule_kind
     if float(probs[best]) - rule_p < blend.min_margin:
         return rule_kind
     return classes[best]

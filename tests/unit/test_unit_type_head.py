@@ -85,7 +85,7 @@ def test_head_below_the_margin_keeps_the_rules_type() -> None:
     turn = tagged("昨天晚上十一点左右，我在睡觉。")
     head = FixedHead(["complaint", "statement"], [0.6, 0.4])
     assert type_units(turn, head).unit_kinds == ("statement",)
-    assert type_units(turn, head, TypeBlend(min_margin=0.1)).unit_kinds == ("complaint",)
+    assert type_units(turn, head, TypeBlend(min_margin=0.1, complaint_margin=0.1)).unit_kinds == ("complaint",)
 
 
 def test_an_agent_unit_takes_no_complaint_from_the_head() -> None:
@@ -109,6 +109,15 @@ def test_the_rules_new_cues_are_decisive(text: str, role: str, kind: str) -> Non
     others = [k for k in ("smalltalk", "refusal") if k != kind]
     typed = type_units(turn, FixedHead([*others, kind], [0.98, 0.01, 0.01]))
     assert typed.unit_kinds == (kind,)
+
+
+def test_a_customer_complaint_without_a_cue_needs_a_smaller_margin() -> None:
+    turn = tagged("昨天晚上十一点左右，我在睡觉。")
+    head = FixedHead(["complaint", "repeat_complaint", "statement"], [0.45, 0.3, 0.25])
+    assert type_units(turn, head).unit_kinds == ("complaint",)  # 0.75 reported against 0.25
+    agent = tagged("昨天晚上十一点左右，系统做了升级。", "agent")
+    assert type_units(agent, head).unit_kinds != ("complaint",)
+    assert type_units(turn, head, TypeBlend(complaint_margin=0.6)).unit_kinds == ("statement",)
 
 
 def test_no_head_leaves_the_turn_alone() -> None:
