@@ -133,6 +133,11 @@ def test_every_ranked_kind_is_a_unit_type() -> None:
         ("这边已经给您备注了加急。", "agent", "status_update"),
         ("The two extra seats are now active.", "agent", "status_update"),
         ("We're rebuilding the search index at the moment.", "agent", "status_update"),
+        # what came back, what shows now; a second faulty one
+        ("我的积分都找回来了。", "customer", "resolution_confirmation"),
+        ("I can see the credit on my statement now.", "customer", "resolution_confirmation"),
+        ("这是第三次收到坏的了。", "customer", "repeat_complaint"),
+        ("我们的政策是三十天内可以换货。", "agent", "statement"),
     ],
 )
 def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
