@@ -42,6 +42,7 @@ COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint withou
 # for the extra two hours?", "Will the late fee be removed?"): such a question asks, it does not complain.
 _PLAIN_FAMILIES = frozenset({"complaint_billing", "complaint_damage", "complaint_lateness", "complaint_expectation"})
 _YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does|did|is|are|am) (i|we|the|my|it|this|that|there)\b")
+_WH_MORE = re.compile(r"(怎么样|什么|哪|多少|几[点天个号]|\bwhat\b|\bwhich\b|\bhow\b)")
 _ABLE = re.compile(r"\b(possible|able|allowed)\b")
 _ASK_HOW = re.compile(r"(怎么|如何)(补偿|赔偿|赔|处理一下)")
 _ZH_AGAIN = re.compile(r"又")  # "你们又让我交？": a repetition asked back is a repeat complaint
@@ -137,6 +138,8 @@ def segment_kind(
         return "action_request", ("request_question", *repeat)
     if customer and asked and label == "request" and _YES_NO_AHEAD.match(stripped) and not _ABLE.search(text):
         return "question", ("yes_no_question",)
+    if asked and label == "request" and not has("request_question") and (has("wh_question") or _WH_MORE.search(text)):
+        return "question", ("wh_question",)
     if customer and asked and repeat and _ZH_AGAIN.search(text):
         return "repeat_complaint", ("repeat_question",)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):

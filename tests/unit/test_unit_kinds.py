@@ -138,6 +138,15 @@ def test_every_ranked_kind_is_a_unit_type() -> None:
         ("I can see the credit on my statement now.", "customer", "resolution_confirmation"),
         ("这是第三次收到坏的了。", "customer", "repeat_complaint"),
         ("我们的政策是三十天内可以换货。", "agent", "statement"),
+        # a problem that has not come back since; a promise reported broken
+        ("The technician came and the heating hasn't failed since.", "customer", "resolution_confirmation"),
+        ("The courier said he would ring the bell, but he didn't.", "customer", "complaint"),
+        ("客服说会给我回电话，结果也没打。", "customer", "complaint"),
+        # a date that does not suit is no defect; a wh question with 请 is a question
+        ("Monday doesn't work for me, could you come on Tuesday?", "customer", "action_request"),
+        ("请问您的设备是什么型号？", "agent", "question"),
+        ("Sorry, Saturday is fully booked.", "agent", "refusal"),
+        ("I've reset your password and sent a link to your email.", "agent", "status_update"),
     ],
 )
 def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
