@@ -43,6 +43,7 @@ COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint withou
 _PLAIN_FAMILIES = frozenset({"complaint_billing", "complaint_damage", "complaint_lateness", "complaint_expectation"})
 _YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does|did|is|are|am) (i|we|the|my|it|this|that|there)\b")
 _WH_MORE = re.compile(r"(怎么样|什么|哪|多少|几[点天个号]|\bwhat\b|\bwhich\b|\bhow\b)")
+_OFFER_ASK = re.compile(r"^(shall i|should i|do you want me to|would you like me to|要不要我|需要我)")  # an offer asked
 _ABLE = re.compile(r"\b(possible|able|allowed)\b")
 _ASK_HOW = re.compile(r"(怎么|如何)(补偿|赔偿|赔|处理一下)")
 _ZH_AGAIN = re.compile(r"又")  # "你们又让我交？": a repetition asked back is a repeat complaint
@@ -134,11 +135,21 @@ def segment_kind(
         return "third_party_commitment", ("third_party_promise",)
     if has("refusal") and not asked:
         return "refusal", ("refusal",)
-    if label == "question" and has("request_question") and (not has("wh_question") or _ASK_HOW.search(text)):
+    if (
+        label in ("question", "request")
+        and asked
+        and has("request_question")
+        and (not has("wh_question") or _ASK_HOW.search(text))
+    ):
         return "action_request", ("request_question", *repeat)
     if customer and asked and label == "request" and _YES_NO_AHEAD.match(stripped) and not _ABLE.search(text):
         return "question", ("yes_no_question",)
-    if asked and label == "request" and not has("request_question") and (has("wh_question") or _WH_MORE.search(text)):
+    if (
+        asked
+        and label == "request"
+        and not has("request_question")
+        and (has("wh_question") or _WH_MORE.search(text) or _OFFER_ASK.match(stripped))
+    ):
         return "question", ("wh_question",)
     if customer and asked and repeat and _ZH_AGAIN.search(text):
         return "repeat_complaint", ("repeat_question",)
@@ -158,7 +169,7 @@ def segment_kind(
         return "commitment", ("agent_future",)
     if customer and not asked and label in ("neutral", "commitment", "request") and has("customer_promise"):
         return "commitment", ("customer_promise",)
-    if customer and not asked and label in ("neutral", "request") and has("bare_please"):
+    if customer and not asked and label in ("neutral", "request", "commitment") and has("bare_please"):
         return "action_request", ("bare_please",)
     if customer and label == "commitment":
         label = "neutral"  # a customer's "sure" or "okay" before a fact promises nothing of its own

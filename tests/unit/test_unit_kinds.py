@@ -147,6 +147,14 @@ def test_every_ranked_kind_is_a_unit_type() -> None:
         ("请问您的设备是什么型号？", "agent", "question"),
         ("Sorry, Saturday is fully booked.", "agent", "refusal"),
         ("I've reset your password and sent a link to your email.", "agent", "status_update"),
+        # an exasperated ask; a bare ask "if possible"; an offer asked; a decline with "only"
+        ("So how am I supposed to work without internet?", "customer", "complaint"),
+        ("A window seat, if possible.", "customer", "action_request"),
+        ("Shall I send a new code?", "agent", "question"),
+        ("Refunds are only given in store, I'm afraid.", "agent", "refusal"),
+        ("Can you also tell me how long it takes?", "customer", "question"),
+        ("这两天网速快多了。", "customer", "resolution_confirmation"),
+        ("我已经反映过一次了，根本没用。", "customer", "repeat_complaint"),
     ],
 )
 def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
@@ -159,3 +167,22 @@ def test_a_repetition_words_apart_makes_a_repeat_complaint() -> None:
 
 def test_a_question_after_a_clarification_in_one_turn_closes_it() -> None:
     assert _unit("您的意思是只有外箱破了，里面的东西没问题，是吗？", "agent").unit_type == "clarification"
+
+
+def test_a_request_asked_stays_a_request_whatever_the_head_says() -> None:
+    from state.units.unit_type import type_units
+
+    ev = ConversationEvent(
+        event_id="e", session_id="s", ts=TS, text="Okay, and can you email me the receipt?", speaker_role="customer"
+    )
+    _, turn = tag_turn(None, normalise_turn(ev, NormaliseConfig()), TagConfig(), LEX)
+
+    class SureQuestion:
+        classes = ("question", "action_request")
+
+        def predict(self, texts, roles):  # type: ignore[no-untyped-def]
+            import numpy as np
+
+            return np.tile([0.99, 0.01], (len(texts), 1))
+
+    assert type_units(turn, SureQuestion()).unit_kinds == ("action_request",)
