@@ -126,7 +126,7 @@ def segment_kind(
             return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
     if asked and has("clarification") and not _WHICH.search(text):
         return "clarification", ("clarification",)
-    if asked and label in ("clarify", "request") and (has("info_ask") or (label == "clarify" and _WHICH.search(text))):
+    if asked and (label == "clarify" or (label == "request" and has("info_ask"))):
         return "question", ("info_question",)
     resolved = (customer and has("resolution_confirmation")) or has("resolution_closed")
     if resolved and not asked and not has("conditional"):

@@ -56,6 +56,9 @@ DECISIVE_CUES = frozenset(
 # resolution is the closed-issue wording the rules read ("问题已解决", "the ticket is closed").
 AGENT_NEVER = frozenset({"complaint", "repeat_complaint", "resolution_confirmation"})
 _COMPLAINTS = frozenset({"complaint", "repeat_complaint"})
+# A clarification is a form of words ("您是说…吗", "do you mean"), which the rules read; the head,
+# reading meaning, takes every question about what was said for one.
+HEAD_NEVER = frozenset({"clarification"})
 
 
 class TypeReader(Protocol):
@@ -117,7 +120,11 @@ def blend_kind(
     """
     if decided:
         return rule_kind
-    allowed = [i for i, c in enumerate(classes) if c in KIND_RANK and not (role == "agent" and c in AGENT_NEVER)]
+    allowed = [
+        i
+        for i, c in enumerate(classes)
+        if c in KIND_RANK and c not in HEAD_NEVER and not (role == "agent" and c in AGENT_NEVER)
+    ]
     if not allowed:
         return rule_kind
     best = max(allowed, key=lambda i: float(probs[i]))

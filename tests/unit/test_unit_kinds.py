@@ -155,6 +155,10 @@ def test_every_ranked_kind_is_a_unit_type() -> None:
         ("Can you also tell me how long it takes?", "customer", "question"),
         ("这两天网速快多了。", "customer", "resolution_confirmation"),
         ("我已经反映过一次了，根本没用。", "customer", "repeat_complaint"),
+        ("路由器老是自己重启。", "customer", "complaint"),
+        ("能不能把我的宽带升到500兆？", "customer", "action_request"),
+        ("合约期内套餐不能变更。", "agent", "refusal"),
+        ("这个问题不是第一次了，去年也是这样。", "customer", "repeat_complaint"),
     ],
 )
 def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:

@@ -120,6 +120,12 @@ def test_a_customer_complaint_without_a_cue_needs_a_smaller_margin() -> None:
     assert type_units(turn, head, TypeBlend(complaint_margin=0.6)).unit_kinds == ("statement",)
 
 
+def test_the_head_gives_no_clarification_the_rules_did_not_read() -> None:
+    turn = tagged("Do you have the receipt from the first visit?", "agent")
+    head = FixedHead(["clarification", "question", "statement"], [0.9, 0.05, 0.05])
+    assert type_units(turn, head).unit_kinds != ("clarification",)
+
+
 def test_no_head_leaves_the_turn_alone() -> None:
     turn = tagged("好的。")
     assert type_units(turn, None) is turn
