@@ -153,6 +153,8 @@ def segment_kind(
         return "question", ("wh_question",)
     if customer and asked and repeat and _ZH_AGAIN.search(text):
         return "repeat_complaint", ("repeat_question",)
+    if label in ("neutral", "commitment") and has("done_scheduled"):
+        return "status_update", ("status_done", *repeat)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):
         return "status_update", ("status_done", *repeat)
     if not customer and not asked and label == "request" and has("agent_option") and not _PLEASE.search(text):

@@ -159,6 +159,23 @@ def test_every_ranked_kind_is_a_unit_type() -> None:
         ("能不能把我的宽带升到500兆？", "customer", "action_request"),
         ("合约期内套餐不能变更。", "agent", "refusal"),
         ("这个问题不是第一次了，去年也是这样。", "customer", "repeat_complaint"),
+        # read off the fifth set's misses, in new sentences
+        ("I'm sorry, we're not able to extend the voucher.", "agent", "refusal"),
+        ("这个我们没有权限处理。", "agent", "refusal"),
+        ("I can confirm the refund is on its way.", "agent", "status_update"),
+        ("You're right, we should have told you sooner.", "agent", "statement"),
+        ("The tap works properly now.", "customer", "resolution_confirmation"),
+        ("Why hasn't anyone called me back?", "customer", "complaint"),
+        ("We booked a sea-view room and they switched us to a garden room.", "customer", "complaint"),
+        ("师傅说好今天来，也没提前通知就不来了。", "customer", "complaint"),
+        ("They promised a callback last time too and nothing happened.", "customer", "repeat_complaint"),
+        ("Your deposit will be returned within five working days.", "agent", "commitment"),
+        ("上门费由我们承担。", "agent", "commitment"),
+        ("已经给您改到周五上午了。", "agent", "status_update"),
+        ("I've moved your appointment to Friday at ten.", "agent", "status_update"),
+        ("那就要蓝色的。", "customer", "action_request"),
+        ("OK, the later slot then.", "customer", "action_request"),
+        ("周六上午送过来行吗？", "customer", "action_request"),
     ],
 )
 def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
