@@ -119,7 +119,8 @@ def write_filters_ii(
             weight=tcfg.head_emotion_weight if head is not None else 0.0,
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
-        emotion_config = replace(emotion_config, type_blend=TypeBlend(min_margin=tcfg.type_head_margin))
+        blend = TypeBlend(min_margin=tcfg.type_head_margin, complaint_margin=tcfg.type_head_complaint_margin)
+        emotion_config = replace(emotion_config, type_blend=blend)
         with_closings: KeyedStream[Turn | SessionClosed] = op.merge("units_and_closings", cut, closed)
         cut = unit_emotion(
             "unit_emotion", with_closings, emotion_config, head=head, lexicon=lexicon, clock=clock, type_head=type_head
