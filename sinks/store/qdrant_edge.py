@@ -141,8 +141,9 @@ class QdrantEdgeStore:
             with _engine_errors("load"):
                 self._shard = qe.EdgeShard.load(str(self._dir))
 
-    def _new_timelines(self) -> TimelineIndex:
-        return TimelineIndex(self._scope_memories, max_rows=self._timeline_rows)
+    def _new_timelines(self, *, empty: bool = False) -> TimelineIndex:
+        """`empty`: the shard holds no point yet, so the index sees every memory from the start."""
+        return TimelineIndex(self._scope_memories, max_rows=self._timeline_rows, complete=empty)
 
     def _scope_memories(self, scope: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
         return [(h.id, h.payload) for h in self.scroll(StoreFilter(match=scope), sys.maxsize)]
@@ -181,6 +182,7 @@ class QdrantEdgeStore:
             msg = f"qdrant-edge open failed: {exc}"
             raise StoreError(msg) from exc
         self._ensure_indexes(self._shard)
+        self._timelines = self._new_timelines(empty=self.count() == 0)
 
     @staticmethod
     def _ensure_indexes(shard: qe.EdgeShard) -> None:

@@ -19,8 +19,11 @@ statistics. Here they are one vectorised mask over the scope's rows per question
 Who keeps it: the store handle that owns the data (`sinks/store/qdrant_edge.py`: an embedded
 store is locked to one process, so that handle sees every write). A scope is built from the
 store on its first question (the owner passes `load`), after a restart or a recovery as well;
-from then on each write and delete updates it. At most `max_rows` rows are held; the scopes
-asked least recently are dropped and rebuilt when asked again. One lock serialises writes,
+from then on each write and delete updates it. An index that has seen the store empty
+(`complete=True`: the owner opened an empty store) indexes every user from the user's first
+memory on, so a new user's first question reads no store at all. At most `max_rows` rows are
+held; the scopes asked least recently are dropped and rebuilt when asked again (the first drop
+ends `complete`: from then on a user not indexed is read from the store as before). One lock serialises writes,
 builds and the start of each view; a view then reads rows that are only ever appended to.
 """
 
@@ -331,19 +334,27 @@ class IndexedTimeline:
 class TimelineIndex:
     """The per-scope indexes of one store, built on first use from `load` and kept by the writes."""
 
-    def __init__(self, load: Loader, *, max_rows: int = 100_000) -> None:
+    def __init__(self, load: Loader, *, max_rows: int = 100_000, complete: bool = False) -> None:
         self._load = load
         self._max_rows = max_rows
         self._scopes: OrderedDict[ScopeKey, ScopeIndex] = OrderedDict()
         self._where: dict[str, set[ScopeKey]] = {}
         self._rows = 0
+        # True while every memory of the store went through `written` and no user scope was
+        # dropped: a user scope not held then has no memories (session scopes are always loaded).
+        self._complete = complete
         self.lock = threading.RLock()
 
     def written(self, points: Iterable[tuple[str, Mapping[str, Any]]]) -> None:
         """Memories written (new or overwritten); call it inside the store write, under `lock`."""
         with self.lock:
             for mid, payload in points:
-                built = {k for k in scope_keys(payload) if k in self._scopes}
+                keys = scope_keys(payload)
+                if self._complete:
+                    for key in keys:
+                        if key[1] == "user_id" and key not in self._scopes:
+                            self._scopes[key] = ScopeIndex(self.lock)  # a new user, from its first memory
+                built = {k for k in keys if k in self._scopes}
                 for key in self._where.get(mid, set()) - built:
                     self._rows -= self._scopes[key].remove(mid)
                 for key in built:
@@ -352,6 +363,7 @@ class TimelineIndex:
                     self._where[mid] = built
                 else:
                     self._where.pop(mid, None)
+            self._evict()
 
     def removed(self, ids: Iterable[str]) -> None:
         """Memories deleted; call it inside the store delete, under `lock`."""
@@ -374,13 +386,20 @@ class TimelineIndex:
 
     def _build(self, key: ScopeKey, scope: Mapping[str, str]) -> ScopeIndex:
         index = ScopeIndex(self.lock)
-        for mid, payload in self._load(scope):
-            if key in scope_keys(payload):
-                index.put(mid, payload)
-                self._where.setdefault(mid, set()).add(key)
+        if not (self._complete and key[1] == "user_id"):  # else: a user with no memory yet
+            for mid, payload in self._load(scope):
+                if key in scope_keys(payload):
+                    index.put(mid, payload)
+                    self._where.setdefault(mid, set()).add(key)
         self._scopes[key] = index
         self._rows += len(index)
+        self._evict()
+        return index
+
+    def _evict(self) -> None:
+        """Drop the scopes asked least recently while more than `max_rows` rows are held."""
         while self._rows > self._max_rows and len(self._scopes) > 1:
+            self._complete = False
             old_key, old = self._scopes.popitem(last=False)
             self._rows -= len(old)
             for mid in old.ids():
@@ -389,7 +408,6 @@ class TimelineIndex:
                     keys.discard(old_key)
                     if not keys:
                         del self._where[mid]
-        return index
 
     def scopes(self) -> int:
         return len(self._scopes)

@@ -137,11 +137,18 @@ def _store_would_return(
     return [(m, p) for m, p in valid[:limit] if p.get("event_id") not in skip]
 
 
+@pytest.mark.parametrize("complete", [False, True])
 @pytest.mark.parametrize("seed", range(12))
-def test_the_index_answers_as_the_scan_does(seed: int) -> None:
+def test_the_index_answers_as_the_scan_does(seed: int, complete: bool) -> None:
+    """`complete`: the index saw the store empty, so it holds every user from the first memory on
+    (until its first drop at `max_rows`, after which a user is read from the store again)."""
     rng = random.Random(seed)
     stored: dict[str, dict[str, Any]] = {}
-    index = TimelineIndex(lambda scope: [(m, p) for m, p in sorted(stored.items()) if _matches(p, scope)], max_rows=60)
+    index = TimelineIndex(
+        lambda scope: [(m, p) for m, p in sorted(stored.items()) if _matches(p, scope)],
+        max_rows=60,
+        complete=complete,
+    )
     n = 0
     for step in range(40):
         if step % 10 == 9:  # a replay writes every memory again
@@ -176,6 +183,30 @@ def test_the_index_answers_as_the_scan_does(seed: int) -> None:
         assert {m: got.get(m) for m in stored} == {m: want.get(m) for m in stored}
         assert indexed.issues(now, LEXICON) == scanned.issues(now, LEXICON)
     assert index.scopes() <= len(SCOPES)
+
+
+def test_an_index_that_saw_the_store_empty_reads_no_store_for_a_users_first_question() -> None:
+    stored: dict[str, dict[str, Any]] = {}
+    loads: list[dict[str, str]] = []
+
+    def load(scope: Mapping[str, str]) -> list[tuple[str, Mapping[str, Any]]]:
+        loads.append(dict(scope))
+        return [(m, p) for m, p in sorted(stored.items()) if _matches(p, scope)]
+
+    rng = random.Random(3)
+    index = TimelineIndex(load, complete=True)
+    for n in range(1, 30):
+        unit = _memory(rng, n)
+        stored[unit.memory_id] = unit.model_dump(mode="json")
+        index.written([(unit.memory_id, stored[unit.memory_id])])
+    now = T0 + timedelta(days=5)
+    for scope in SCOPES:
+        want = ScannedTimeline(_store_would_return(stored, scope, now, 5000, set()), STOP)
+        got = index.view(scope, now, set(), 5000, STOP)
+        assert (len(got), got.speakers()) == (len(want), want.speakers())
+    assert loads == [s for s in SCOPES if "session_id" in s]  # users from the writes, sessions from the store
+    index.view({"tenant_id": "t9", "user_id": "nobody"}, now, set(), 5000, STOP)
+    assert len(loads) == 2  # a user never written has no memory
 
 
 def _ask(rng: random.Random, q: int, written: int) -> RecallRequest:
