@@ -137,8 +137,9 @@ class RecallService:
         self._scan_limit = scan_limit
         self._resolution = resolution if resolution is not None else resolution_file()
         # False: scan the user's memories for every question even when the store keeps an index
-        # (the reference the index is tested and measured against).
-        self._indexed = indexed_timeline
+        # (the reference the index is tested and measured against). Decided once: a runtime
+        # protocol check costs tens of microseconds a question.
+        self._timelines = store if indexed_timeline and isinstance(store, TimelineSource) else None
 
     # -- candidates ---------------------------------------------------------------------
 
@@ -156,8 +157,8 @@ class RecallService:
         if not self._scan_limit:
             return ScannedTimeline([], stopwords)
         scope = self._scope(request)
-        if self._indexed and isinstance(self._store, TimelineSource):
-            indexed = self._store.timeline(scope, request.ts, skip, self._scan_limit, stopwords)
+        if self._timelines is not None:
+            indexed = self._timelines.timeline(scope, request.ts, skip, self._scan_limit, stopwords)
             if indexed is not None:
                 return indexed
         now = request.ts.isoformat()
