@@ -78,9 +78,7 @@ _LAST_WEEKDAY = re.compile(r"\blast\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day
 _WEEK_S = 7 * 86400.0
 
 
-def _past_periods(
-    text: str, at: datetime, times: Sequence[TimeExpression] | None = None
-) -> list[tuple[float, float]]:
+def _past_periods(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
     """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在").
     `times`: the question's time expressions when the write path already read them.
 
