@@ -136,6 +136,7 @@ class QdrantEdgeStore:
         self._shard: qe.EdgeShard | None = None
         self._timeline_rows = timeline_rows
         self._timelines = self._new_timelines()
+        self._ensured_dim: int | None = None  # the dim ensure_collection opened the shard for
         if (self._dir / _CONFIG_FILE).exists():
             # Reopen what an earlier process wrote so reads work before ensure_collection.
             with _engine_errors("load"):
@@ -161,7 +162,11 @@ class QdrantEdgeStore:
         return self._shard
 
     def ensure_collection(self, dim: int) -> None:
-        """Create the shard, or reopen it checking `dim`, then add any missing payload index."""
+        """Create the shard, or reopen it checking `dim`, then add any missing payload index.
+        Already ensured for `dim` on this handle: nothing to do (a flow's sink ensures the store a
+        caller may have opened and ensured before)."""
+        if self._shard is not None and self._ensured_dim == dim:
+            return
         config = self._config(dim)
         if self._shard is not None:
             # Reloading with a config is how the engine validates it against stored segments.
@@ -183,6 +188,7 @@ class QdrantEdgeStore:
             raise StoreError(msg) from exc
         self._ensure_indexes(self._shard)
         self._timelines = self._new_timelines(empty=self.count() == 0)
+        self._ensured_dim = dim
 
     @staticmethod
     def _ensure_indexes(shard: qe.EdgeShard) -> None:
@@ -302,6 +308,7 @@ class QdrantEdgeStore:
         if self._shard is None:
             return
         shard, self._shard = self._shard, None
+        self._ensured_dim = None
         self._timelines = self._new_timelines()
         with _engine_errors("close"):
             shard.flush()
