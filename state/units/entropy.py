@@ -21,7 +21,6 @@ the next turn arrives (using it as neighbour only when it is within `lookahead` 
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path

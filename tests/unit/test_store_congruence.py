@@ -521,7 +521,8 @@ def test_edge_ensure_collection_again_keeps_the_open_shard_and_still_checks_the_
     edge.upsert(POINTS[:3])
     shard = edge._shard
     edge.ensure_collection(DIM)  # a flow's sink ensuring the store its caller opened: no reload
-    assert edge._shard is shard and edge.count() == 3
+    assert edge._shard is shard
+    assert edge.count() == 3
     with pytest.raises(ConfigurationError):
         edge.ensure_collection(DIM * 2)
     edge.close()
