@@ -107,4 +107,5 @@ def test_response_request_is_deterministic_and_carries_the_cues() -> None:
 def test_the_request_carries_the_time_expressions_the_write_path_read() -> None:
     turn = _turn(1, text="上周五说好的退款到现在还没到")
     _, (req,) = on_item(None, turn, TriggerConfig())
-    assert turn.times and req.times == turn.times  # recall reads them instead of parsing the text again
+    assert turn.times
+    assert req.times == turn.times  # recall reads them instead of parsing the text again
