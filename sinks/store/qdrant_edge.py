@@ -204,7 +204,9 @@ class QdrantEdgeStore:
                     shard.update(qe.UpdateOperation.create_field_index(field_name, schema))
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
-        """Insert or overwrite points by id; visible to the next read, durable via the WAL."""
+        """Insert or overwrite points by id; visible to the next read, durable via the WAL.
+        The payloads must be JSON values (`model_dump(mode="json")`) not changed after the call:
+        the timeline index keeps them as written and search hands them out."""
         if not points:
             return
         batch = [qe.Point(p.id, np.asarray(p.vector, dtype=np.float32).tolist(), p.payload) for p in points]
@@ -213,24 +215,33 @@ class QdrantEdgeStore:
             self._timelines.written((p.id, p.payload) for p in points)
 
     def search(self, vector: Vector, flt: StoreFilter, limit: int, *, with_vectors: bool = False) -> list[Hit]:
-        """Nearest points by cosine similarity among those matching `flt`, best first."""
+        """Nearest points by cosine similarity among those matching `flt`, best first.
+
+        The engine ranks without reading payloads back (reading one costs ~15 µs, the ranking of
+        300 hits far less): the payloads come from the timeline index, which holds every memory
+        of the scopes recall has asked as written, and from one `retrieve` for the rest."""
         request = qe.SearchRequest(
             query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
             limit=limit,
             filter=edge_filter(flt),
-            with_payload=True,
+            with_payload=False,
             with_vector=with_vectors,
         )
         with _engine_errors("search"):
-            found = self._open().search(request)
+            found = [(str(p.id), float(p.score), p.vector) for p in self._open().search(request)]
+        payloads: dict[str, Mapping[str, Any]] = dict(self._timelines.payloads(mid for mid, _, _ in found))
+        missing = [mid for mid, _, _ in found if mid not in payloads]
+        if missing:
+            payloads.update((h.id, h.payload) for h in self.retrieve(missing))
         return [
             Hit(
-                id=str(p.id),
-                score=float(p.score),
-                payload=dict(p.payload or {}),
-                vector=_as_vector(p.vector) if with_vectors else None,
+                id=mid,
+                score=score,
+                payload=dict(payloads[mid]),
+                vector=_as_vector(vec) if with_vectors else None,
             )
-            for p in found
+            for mid, score, vec in found
+            if mid in payloads  # deleted between the search and the read: gone
         ]
 
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:

@@ -29,7 +29,7 @@ from flows.recall import RecallService
 from schemas.memory import MemoryUnit, TimeExpression, UnitType, Validity, memory_id
 from schemas.recall import ContextTurn, RecallRequest
 from sinks.models.embedders import load_embedder
-from sinks.store.base import MemoryStore, StoredPoint
+from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
 from state.recall.lexical import tokenize
@@ -204,9 +204,15 @@ def test_an_index_that_saw_the_store_empty_reads_no_store_for_a_users_first_ques
         want = ScannedTimeline(_store_would_return(stored, scope, now, 5000, set()), STOP)
         got = index.view(scope, now, set(), 5000, STOP)
         assert (len(got), got.speakers()) == (len(want), want.speakers())
-    assert loads == [s for s in SCOPES if "session_id" in s]  # users from the writes, sessions from the store
+    # users (and sessions of memories without one) from the writes; a session holding a user's
+    # memories from the store
+    mixed = [s for s in SCOPES if "session_id" in s and any(p["user_id"] and _matches(p, s) for p in stored.values())]
+    assert mixed
+    assert loads == mixed
+    asked = len(loads)
     index.view({"tenant_id": "t9", "user_id": "nobody"}, now, set(), 5000, STOP)
-    assert len(loads) == 2  # a user never written has no memory
+    index.view({"tenant_id": "t9", "session_id": "nowhere"}, now, set(), 5000, STOP)
+    assert len(loads) == asked  # a scope never written has no memory
 
 
 def _ask(rng: random.Random, q: int, written: int) -> RecallRequest:
@@ -293,3 +299,21 @@ def test_a_leased_store_hands_over_the_index_of_its_open_handle(tmp_path: Path) 
     assert timeline is not None
     assert len(timeline) == 1
     lease.close()
+
+
+def test_search_hands_out_the_payloads_the_engine_holds(tmp_path: Path) -> None:
+    """Search reads its hits' payloads from the index (as written) or the engine: both the same."""
+    rng = random.Random(11)
+    store = QdrantEdgeStore(tmp_path)
+    store.ensure_collection(EMB.dim)
+    payloads = [_memory(rng, n).model_dump(mode="json") for n in range(1, 80)]
+    _upsert(store, payloads)
+    scope = {"tenant_id": "t1", "user_id": "u1"}
+    store.timeline(scope, T0 + timedelta(days=9), set(), 5000, STOP)  # index the user (as recall does)
+    query = EMB.query(["退款 refund"])[0]
+    for flt in (StoreFilter(match=scope), StoreFilter(match={"tenant_id": "t2"}), StoreFilter()):
+        hits = store.search(query, flt, 50)
+        assert hits
+        from_engine = {h.id: h.payload for h in store.retrieve([h.id for h in hits])}
+        assert [h.payload for h in hits] == [from_engine[h.id] for h in hits]
+    store.close()
