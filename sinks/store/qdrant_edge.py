@@ -245,22 +245,28 @@ class QdrantEdgeStore:
         ]
 
     def retrieve(self, ids: Sequence[str], *, with_vectors: bool = False) -> list[Hit]:
-        """Points by id in the order asked (missing ids skipped); score is 0."""
+        """Points by id in the order asked (missing ids skipped); score is 0. Payloads the timeline
+        index holds come from it (as `search`); the engine reads the rest, and the vectors."""
         if not ids:
             return []
+        wanted = list(dict.fromkeys(ids))
+        payloads: dict[str, Mapping[str, Any]] = dict(self._timelines.payloads(wanted))
+        missing = [i for i in wanted if i not in payloads]
+        vectors: dict[str, Vector] = {}
         with _engine_errors("retrieve"):
             # The binding needs every argument positionally, although the stub marks them optional.
-            records = self._open().retrieve(list(ids), True, with_vectors)
-        by_id = {str(r.id): r for r in records}
+            if missing:
+                for r in self._open().retrieve(missing, True, with_vectors):
+                    payloads[str(r.id)] = r.payload or {}
+                    if with_vectors:
+                        vectors[str(r.id)] = _as_vector(r.vector)
+            held = [i for i in wanted if i in payloads and i not in vectors]
+            if with_vectors and held:
+                vectors.update((str(r.id), _as_vector(r.vector)) for r in self._open().retrieve(held, False, True))
         return [
-            Hit(
-                id=i,
-                score=0.0,
-                payload=dict(by_id[i].payload or {}),
-                vector=_as_vector(by_id[i].vector) if with_vectors else None,
-            )
-            for i in dict.fromkeys(ids)
-            if i in by_id
+            Hit(id=i, score=0.0, payload=dict(payloads[i]), vector=vectors.get(i) if with_vectors else None)
+            for i in wanted
+            if i in payloads and (not with_vectors or i in vectors)
         ]
 
     def scroll(self, flt: StoreFilter, limit: int = 10_000) -> list[Hit]:

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from flows.api.store_lease import LeasedStore
@@ -317,3 +318,24 @@ def test_search_hands_out_the_payloads_the_engine_holds(tmp_path: Path) -> None:
         from_engine = {h.id: h.payload for h in store.retrieve([h.id for h in hits])}
         assert [h.payload for h in hits] == [from_engine[h.id] for h in hits]
     store.close()
+
+
+def test_retrieve_gives_the_engines_payloads_and_vectors_for_indexed_and_other_memories(tmp_path: Path) -> None:
+    rng = random.Random(12)
+    store = QdrantEdgeStore(tmp_path)
+    store.ensure_collection(EMB.dim)
+    payloads = [_memory(rng, n).model_dump(mode="json") for n in range(1, 60)]
+    _upsert(store, payloads)
+    ids = [p["memory_id"] for p in payloads]
+    store.close()
+    reopened = QdrantEdgeStore(tmp_path)  # nothing indexed yet: every payload from the engine
+    reopened.ensure_collection(EMB.dim)
+    from_engine = {h.id: h for h in reopened.retrieve(ids, with_vectors=True)}
+    reopened.timeline({"tenant_id": "t1", "user_id": "u1"}, T0 + timedelta(days=9), set(), 5000, STOP)
+    mixed = reopened.retrieve([*ids[::-1], "00000000-0000-4000-8000-000000000000"], with_vectors=True)
+    assert [h.id for h in mixed] == ids[::-1]  # in the order asked, an unknown id skipped
+    for h in mixed:
+        assert h.payload == from_engine[h.id].payload
+        np.testing.assert_allclose(h.vector, from_engine[h.id].vector)
+    assert [h.vector for h in reopened.retrieve(ids[:3])] == [None, None, None]
+    reopened.close()
