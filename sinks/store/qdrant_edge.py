@@ -65,6 +65,11 @@ def _engine_errors(op: str) -> Iterator[None]:
         raise StoreError(msg) from exc
 
 
+def _point_ids(ids: Sequence[str]) -> list[qe.PointId]:
+    """Point ids as the binding's signature types them (uuid strings)."""
+    return list(ids)
+
+
 def _as_vector(raw: object) -> Vector:
     return np.asarray(raw, dtype=np.float32)
 
@@ -256,13 +261,13 @@ class QdrantEdgeStore:
         with _engine_errors("retrieve"):
             # The binding needs every argument positionally, although the stub marks them optional.
             if missing:
-                for r in self._open().retrieve(missing, True, with_vectors):
+                for r in self._open().retrieve(_point_ids(missing), True, with_vectors):
                     payloads[str(r.id)] = r.payload or {}
                     if with_vectors:
                         vectors[str(r.id)] = _as_vector(r.vector)
             held = [i for i in wanted if i in payloads and i not in vectors]
             if with_vectors and held:
-                vectors.update((str(r.id), _as_vector(r.vector)) for r in self._open().retrieve(held, False, True))
+                vectors.update((str(r.id), _as_vector(r.vector)) for r in self._open().retrieve(_point_ids(held), False, True))
         return [
             Hit(id=i, score=0.0, payload=dict(payloads[i]), vector=vectors.get(i) if with_vectors else None)
             for i in wanted
