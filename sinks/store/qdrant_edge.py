@@ -224,7 +224,8 @@ class QdrantEdgeStore:
 
         The engine ranks without reading payloads back (reading one costs ~15 µs, the ranking of
         300 hits far less): the payloads come from the timeline index, which holds every memory
-        of the scopes recall has asked as written, and from one `retrieve` for the rest."""
+        of the scopes recall has asked as written (JSON, decoded in ~3 µs), and from one `retrieve`
+        for the rest."""
         request = qe.SearchRequest(
             query=qe.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist()),
             limit=limit,
@@ -234,7 +235,7 @@ class QdrantEdgeStore:
         )
         with _engine_errors("search"):
             found = [(str(p.id), float(p.score), p.vector) for p in self._open().search(request)]
-        payloads: dict[str, Mapping[str, Any]] = dict(self._timelines.payloads(mid for mid, _, _ in found))
+        payloads = self._timelines.payloads(mid for mid, _, _ in found)  # fresh dicts, one per hit
         missing = [mid for mid, _, _ in found if mid not in payloads]
         if missing:
             payloads.update((h.id, h.payload) for h in self.retrieve(missing))
@@ -242,7 +243,7 @@ class QdrantEdgeStore:
             Hit(
                 id=mid,
                 score=score,
-                payload=dict(payloads[mid]),
+                payload=payloads[mid],
                 vector=_as_vector(vec) if with_vectors else None,
             )
             for mid, score, vec in found
@@ -255,21 +256,23 @@ class QdrantEdgeStore:
         if not ids:
             return []
         wanted = list(dict.fromkeys(ids))
-        payloads: dict[str, Mapping[str, Any]] = dict(self._timelines.payloads(wanted))
+        payloads = self._timelines.payloads(wanted)
         missing = [i for i in wanted if i not in payloads]
         vectors: dict[str, Vector] = {}
         with _engine_errors("retrieve"):
             # The binding needs every argument positionally, although the stub marks them optional.
             if missing:
                 for r in self._open().retrieve(_point_ids(missing), True, with_vectors):
-                    payloads[str(r.id)] = r.payload or {}
+                    payloads[str(r.id)] = dict(r.payload or {})
                     if with_vectors:
                         vectors[str(r.id)] = _as_vector(r.vector)
             held = [i for i in wanted if i in payloads and i not in vectors]
             if with_vectors and held:
-                vectors.update((str(r.id), _as_vector(r.vector)) for r in self._open().retrieve(_point_ids(held), False, True))
+                vectors.update(
+                    (str(r.id), _as_vector(r.vector)) for r in self._open().retrieve(_point_ids(held), False, True)
+                )
         return [
-            Hit(id=i, score=0.0, payload=dict(payloads[i]), vector=vectors.get(i) if with_vectors else None)
+            Hit(id=i, score=0.0, payload=payloads[i], vector=vectors.get(i) if with_vectors else None)
             for i in wanted
             if i in payloads and (not with_vectors or i in vectors)
         ]

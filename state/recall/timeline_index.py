@@ -7,7 +7,7 @@ question a scope (tenant + user, or tenant + session), the question time and the
 leave out. Output: an `IndexedTimeline` (`state.recall.timeline.Timeline`) with the same speakers,
 BM25 shares and issue views as a `ScannedTimeline` over the memories the store would return for
 `StoreFilter(match=scope, valid_at=now, not_after=now)`. State: per scope, one row per memory
-written (its time, end of validity, event, speaker, text and its payload as written), the
+written (its time, end of validity, event, speaker, text and its payload as written, in JSON), the
 postings of its tokens (term → rows and counts, for one stopword set) and each row's part in the
 resolution pass (`IssueMark`, for one lexicon), computed when first asked for.
 
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import orjson
 
 from state.recall.lexical import Bm25Stats, bm25_share_rows, tokenize
 from state.recall.resolution import IssueMark, IssueView, ResolutionLexicon, issue_mark, settle_marks
@@ -106,9 +107,10 @@ class _Row:
     until: float
     event_id: object
     speaker: str
-    # The payload as written (never changed here): what resolution reads, and what the store's
-    # search hands out instead of reading every hit's payload back from the engine (~15 µs a hit).
-    payload: Mapping[str, Any]
+    # The payload as written, as JSON (~1.6 KB; the same dict as Python objects is ~8 KB): what
+    # resolution reads, and what the store's search hands out instead of reading each hit's
+    # payload back from the engine (~15 µs a hit there, ~3 µs decoded here).
+    blob: bytes
 
     @classmethod
     def of(cls, mid: str, payload: Mapping[str, Any]) -> _Row:
@@ -118,8 +120,13 @@ class _Row:
             until=_until(payload),
             event_id=payload.get("event_id"),
             speaker=str(payload.get("speaker") or "").lower(),
-            payload=payload,
+            blob=orjson.dumps(payload),
         )
+
+    def payload(self) -> dict[str, Any]:
+        """A fresh copy of the payload as written."""
+        out: dict[str, Any] = orjson.loads(self.blob)
+        return out
 
 
 @dataclass(slots=True)
@@ -153,7 +160,7 @@ class _Marks:
 
     def extend(self, rows: Sequence[_Row], n: int) -> list[tuple[int, IssueMark]]:
         while self.upto < n:
-            mark = issue_mark(rows[self.upto].payload, self.lexicon, self.stopwords)
+            mark = issue_mark(rows[self.upto].payload(), self.lexicon, self.stopwords)
             if mark is not None:
                 self.marked.append((self.upto, mark))
             self.upto += 1
@@ -204,10 +211,10 @@ class ScopeIndex:
         """Delete a memory; returns how many live rows went (0 or 1)."""
         return self._kill(mid)
 
-    def payload(self, mid: str) -> Mapping[str, Any] | None:
+    def payload(self, mid: str) -> dict[str, Any] | None:
         """The memory's payload as last written, None when the scope does not hold it."""
         row = self._row_of.get(mid)
-        return None if row is None else self._gen.rows[row].payload
+        return None if row is None else self._gen.rows[row].payload()
 
     def _kill(self, mid: str) -> int:
         row = self._row_of.pop(mid, None)
@@ -414,9 +421,9 @@ class TimelineIndex:
                     if not keys:
                         del self._where[mid]
 
-    def payloads(self, ids: Iterable[str]) -> dict[str, Mapping[str, Any]]:
+    def payloads(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The payloads, as last written, of the memories among `ids` that an indexed scope holds."""
-        out: dict[str, Mapping[str, Any]] = {}
+        out: dict[str, dict[str, Any]] = {}
         with self.lock:
             for mid in ids:
                 for key in self._where.get(mid, ()):
