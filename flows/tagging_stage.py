@@ -19,7 +19,7 @@ from bytewax.operators import KeyedStream
 
 from flows.settings import Settings
 from operators.entropy import EntropyOpConfig, window_entropy
-from operators.prefetch import PrefetchConfig, prefetch_vectors
+from operators.prefetch import PrefetchConfig, prefetch_segment_vectors, prefetch_vectors
 from operators.tagging import TaggingConfig, tag_turns
 from operators.unit_emotion import UnitEmotionConfig, unit_emotion
 from schemas.events import InputEvent
@@ -137,6 +137,10 @@ def _entropy(
 ) -> KeyedStream[Turn]:
     ecfg = settings.entropy
     seg_embedder = segment_embedder(settings, embedder)
+    if not isinstance(seg_embedder, MemoEmbedder):
+        seg_embedder = MemoEmbedder(seg_embedder)
+    # a batch's segments in one model call; the entropy stage then reads them from the memo
+    items = prefetch_segment_vectors("entropy_prefetch", items, embedder=seg_embedder)
     table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
     entropy_config = EntropyOpConfig(
         entropy=EntropyConfig(lookahead=timedelta(seconds=ecfg.lookahead_s), embedder_name=seg_embedder.name),
