@@ -526,3 +526,31 @@ def test_edge_ensure_collection_again_keeps_the_open_shard_and_still_checks_the_
     with pytest.raises(ConfigurationError):
         edge.ensure_collection(DIM * 2)
     edge.close()
+
+
+def test_edge_stores_the_unfiltered_nested_fields_packed_and_reads_them_back_as_written(tmp_path: Path) -> None:
+    from sinks.store.qdrant_edge import _PACK_KEY
+
+    edge = QdrantEdgeStore(tmp_path / "e")
+    edge.ensure_collection(DIM)
+    payload = {
+        "tenant_id": "t",
+        "user_id": "u",
+        "text": "退款",
+        "intent": {"question": 0.9, "neutral": 0.1},
+        "coref": [{"resolved_entity": "订单A1", "span": [0, 2]}],
+        "terms": ["退款"],
+        "context_prev": None,
+    }
+    pid = str(uuid.uuid4())
+    edge.upsert([StoredPoint(pid, np.ones(DIM, np.float32), payload)])
+    raw = edge._open().retrieve([pid], True, False)[0].payload
+    assert _PACK_KEY in raw
+    assert "intent" not in raw  # one string in the engine instead of a dict
+    edge.close()
+    reopened = QdrantEdgeStore(tmp_path / "e")  # no index yet: everything read from the engine
+    reopened.ensure_collection(DIM)
+    assert reopened.retrieve([pid])[0].payload == payload
+    assert reopened.scroll(StoreFilter(match={"tenant_id": "t"}))[0].payload == payload
+    assert reopened.search(np.ones(DIM, np.float32), StoreFilter(match={"user_id": "u"}), 3)[0].payload == payload
+    reopened.close()
