@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import timedelta
 from pathlib import Path
 
@@ -74,11 +75,19 @@ def execute(
     if process_id is not None and addresses is not None and not 0 <= process_id < len(addresses):
         raise ConfigurationError(f"process id {process_id} is outside the {len(addresses)} addresses given")
     recovery = recovery_for(settings, auto_init=process_id is None)
-    cli_main(  # type: ignore[no-untyped-call]
-        flow,
-        workers_per_process=workers,
-        process_id=process_id,
-        addresses=addresses,
-        epoch_interval=timedelta(seconds=settings.recovery.snapshot_interval_s),
-        recovery_config=recovery,
-    )
+    # Everything alive now (models, lexicons, dictionaries, the dataflow) lives as long as the
+    # run: kept out of the cyclic collector, its full passes stop walking hundreds of thousands of
+    # objects that never die (~250 ms a pass; in fast mode ~15 % of the flow's own CPU time).
+    # Handed back afterwards, so a process that runs many flows (tests) collects them as before.
+    gc.freeze()
+    try:
+        cli_main(  # type: ignore[no-untyped-call]
+            flow,
+            workers_per_process=workers,
+            process_id=process_id,
+            addresses=addresses,
+            epoch_interval=timedelta(seconds=settings.recovery.snapshot_interval_s),
+            recovery_config=recovery,
+        )
+    finally:
+        gc.unfreeze()

@@ -132,3 +132,21 @@ def test_a_replay_closes_its_windows_at_the_end_unless_told_otherwise() -> None:
     assert replay_settings(Settings()).metrics.allowed_lateness_s == REPLAY_TO_THE_END_S
     assert replay_settings(Settings(metrics={"replay_lateness_s": 30})).metrics.allowed_lateness_s == 30
     assert Settings().metrics.allowed_lateness_s == 5.0  # live runs keep their real-time slack
+
+
+def test_a_run_keeps_what_was_alive_at_its_start_out_of_the_collector_and_hands_it_back() -> None:
+    import gc
+
+    import bytewax.operators as op
+    from bytewax.dataflow import Dataflow
+    from bytewax.testing import TestingSource
+
+    seen: list[int] = []
+    flow = Dataflow("freeze")
+    nums = op.input("in", flow, TestingSource([1, 2]))
+    op.output("out", op.map("count", nums, lambda x: gc.get_freeze_count()), TestingSink(seen))
+    before = gc.get_freeze_count()
+    execute(flow, Settings())
+    assert seen
+    assert all(n > before for n in seen)  # frozen during the run
+    assert gc.get_freeze_count() == before  # and handed back
