@@ -302,9 +302,10 @@ def question_rule_applies(text: str, lex: CorefLexicon) -> tuple[int, int] | Non
     stripped = text.rstrip(" 。.!！~～")
     if not stripped or not any(stripped.endswith(m) for m in lex.question_markers):
         return None
+    inside = [(h.start, h.end) for h in lex.question_not_verbs.find(text)]
     for verb in lex.question_verbs.find(text):
-        if text[max(0, verb.start - 1) : verb.start] == "请":
-            continue
+        if text[max(0, verb.start - 1) : verb.start] == "请" or any(a <= verb.start < b for a, b in inside):
+            continue  # 请问 is polite; 问题, confirmation hold the verb without being it
         clause_start = max((text.rfind(b, 0, verb.start) + 1 for b in lex.clause_breaks), default=0)
         return clause_start, verb.start
     return None

@@ -131,6 +131,8 @@ class CorefLexicon:
     type_names: frozenset[str] = field(default_factory=frozenset)
     open_names: OpenNames = _NO_OPEN_NAMES
     issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
+    record_types: frozenset[str] = field(default_factory=frozenset)  # what a bare identifier may be (order, booking …)
+    question_not_verbs: WordIndex = field(default_factory=lambda: WordIndex({}))  # 问题: holds 问, asks nothing
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     pronoun_hints: WordIndex = field(default_factory=lambda: WordIndex({}))  # 闪退 → software: what a pronoun does
     ordinals: dict[str, int] = field(default_factory=dict)  # descriptor → position (第二个 → 2, last → -1)
@@ -317,6 +319,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         question_markers=tuple(_words(question.get("markers"), "question_rule.markers")),
         clause_breaks=tuple(_words(question.get("clause_breaks"), "question_rule.clause_breaks")),
         question_verbs=WordIndex({v: True for v in _words(question.get("verbs"), "question_rule.verbs")}),
+        question_not_verbs=WordIndex({v: True for v in _words(question.get("not_verbs"), "question_rule.not_verbs")}),
         question_words=WordIndex({w: True for w in _words(lex.get("question_words"), "question_words")}),
         descriptors=WordIndex(
             {
@@ -362,6 +365,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         ordinals={str(k): int(v) for k, v in (lex.get("ordinals") or {}).items()}
         | {f"#{n}": n for n in (*range(1, 21), -1)},
         issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
+        record_types=frozenset(_words(lex.get("record_types"), "record_types")),
     )
 
 

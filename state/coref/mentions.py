@@ -39,6 +39,20 @@ _NOT_NAME_WORDS = (
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 
 
+BARE_IDENTIFIER = "identifier"  # the type of a number no keyword names; record-like references may take it
+_KEYWORD_GAP = re.compile(r"(?:[\s#:：]|号码|编号|号|是|为|\bno\.?|\bnumber\b|\bid\b|\bcode\b|\bis\b)*$", re.IGNORECASE)
+
+
+def _keyword_type(text: str, start: int, lex: CorefLexicon) -> str:
+    """The record type a bare identifier's keyword names (case 418830 → ticket, 申请单号… → application),
+    else `identifier`: the type word must end right before it, with only 号/编号/number/#/: between."""
+    lead = text[max(0, start - 28) : start]
+    for hit in sorted(lex.type_nouns.find(lead), key=lambda h: (h.value == "number", -h.end)):
+        if hit.value in lex.record_types and _KEYWORD_GAP.match(lead, hit.end):
+            return str(hit.value)
+    return BARE_IDENTIFIER
+
+
 def _english_suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     out: list[Named] = []
     en_suffixes = [s for s in lex.type_suffixes if s.isascii()]
@@ -62,7 +76,7 @@ def _kept_words(text: str, span: tuple[int, int]) -> tuple[list[str], tuple[int,
     span they cover in `text` itself; None when nothing is left or the run crosses a line break
     (a name never does, and the mention must be the text its span points at)."""
     hits = [(w.group(), w.start() + span[0], w.end() + span[0]) for w in re.finditer(r"\S+", text[span[0] : span[1]])]
-    while hits and hits[0][0] in _EN_NOT_NAMES:
+    while hits and (hits[0][0] in _EN_NOT_NAMES or hits[0][0].islower()):  # Has the Dyson: Dyson
         hits.pop(0)
     if not hits:
         return None
@@ -92,8 +106,8 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
     best: tuple[int, str] | None = None
     for hit in lex.type_cues.find(text):
-        if span[0] <= hit.start < span[1]:
-            continue
+        if span[0] <= hit.start < span[1] or hit.value in lex.record_types:
+            continue  # a name is never an order or a booking: "my Uber Eats order", "a reservation at X"
         distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
         between = text[hit.end : span[0]] if hit.end <= span[0] else text[span[1] : hit.start]
         if lex.background_cues.find(between):
@@ -223,9 +237,10 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         span = (hit.start, hit.end)
         found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
         taken.append(span)
-    for type_name, pattern in lex.identifiers:
+    for pattern_type, pattern in lex.identifiers:
         for m in pattern.finditer(text):
             span = m.span(1)
+            type_name = _keyword_type(text, span[0], lex) if pattern_type == BARE_IDENTIFIER else pattern_type
             if not overlaps(span, taken):
                 found.append(Named(m.group(1), m.group(1), (type_name,), span, "identifier", 0.95))
                 taken.append(span)
@@ -248,7 +263,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     out = []
     for named in map(lambda n: _issued(text, n, lex), sorted(found, key=lambda n: n.span)):
         types = named.types
-        used_as = None if named.dictionary or named.source == "open" else _used_as(text, named.span, lex)
+        used_as = None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
         if used_as is not None and used_as not in types:
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):

@@ -94,6 +94,18 @@ def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset
     return None if _zh_head(prev, lex, stop) else i - 1
 
 
+def _zh_brand_run(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
+    """The brand before a product word, allowing one one-character noun between them (苏泊尔|电|压力锅):
+    jieba splits a compound product word and leaves its first character alone."""
+    brand = _zh_brand(tokens, i, lex, stop)
+    if brand is not None or i < 2:
+        return brand
+    glue = tokens[i - 1]
+    if len(glue.text) != 1 or not _CJK.match(glue.text) or not glue.tag.startswith("n") or glue.end != tokens[i].start:
+        return None
+    return _zh_brand(tokens, i - 1, lex, stop)
+
+
 def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     ol = lex.open_names
     tokens = zh_tokens(text)
@@ -118,7 +130,7 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         add((tokens[start].start, tokens[last].end), typed, 0.8)
     for i, token in enumerate(tokens):
         if _zh_head(token, ol, stop):
-            brand = _zh_brand(tokens, i, ol, stop)
+            brand = _zh_brand_run(tokens, i, ol, stop)
             if brand is not None:
                 add((tokens[brand].start, token.end), "product", 0.75)
             elif _zh_owned(tokens, i, ol):

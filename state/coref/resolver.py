@@ -26,12 +26,18 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
 from state.coref.lexicon import CorefLexicon
-from state.coref.mentions import extract_mentions
+from state.coref.mentions import BARE_IDENTIFIER, extract_mentions
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
 _CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
+_WORD_END = re.compile(r"$|[^\u4e00-\u9fff]|[是的了吗呢还也都就在有不很被把给让会能要没怎为才又再已]")  # 这个锅|是: 锅 is a word
+# the key (for Yubikey) ending its phrase: a word, then punctuation, the end, or a word that is no noun
+_WORD_END_EN = re.compile(
+    r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
+    r"still|again|and|or|but|that|yet|now|anymore|itself|work|works|worked|stopped|keeps|won't|doesn't|isn't)\b)"
+)
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
@@ -79,6 +85,8 @@ def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexi
     """2: the types agree; 1: the mention is untyped; 0: they disagree."""
     if not types:
         return 1
+    if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
+        return 1 if anaphor_type is None else 2 if anaphor_type in lex.record_types else 0
     if anaphor_type is None:
         if types == ("person",):
             return 0
@@ -224,15 +232,16 @@ def _tail_references(
     entity. Not for places, whose names end in their type (这家酒店 is any hotel said last, not the
     one whose name ends in 酒店)."""
     found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
-    things = [m for m in reversed(candidates) if not set(m.types) & lex.place_types]
+    things = [m for m in reversed(candidates) if not set(m.types) & (lex.place_types | {"person"})]
     pointers = list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)) + list(_CLAUSE_START.finditer(text))
     for pointer in pointers:
         at = pointer.end()
         bare = pointer.start() == at
+        classified = len(pointer.group()) >= 2 and not pointer.group().isascii()  # 这个|锅, 那台|机
         for mention in things:
             if bare and mention.entity.isascii():
                 continue
-            tail = _tail_at(text, at, mention.entity)
+            tail = _tail_at(text, at, mention.entity, classified=classified, pointed=not bare)
             if tail is None:
                 continue
             span = (pointer.start(), at + len(tail))
@@ -244,18 +253,29 @@ def _tail_references(
     return found
 
 
-def _tail_at(text: str, at: int, entity: str) -> str | None:
-    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`."""
+def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, pointed: bool = False) -> str | None:
+    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`;
+    after a pointer with a classifier one character will do (这个锅 for 苏泊尔电压力锅). After the/that,
+    a capitalised brand (the Dyson for Dyson V15) or the end of a word of the name (the key for
+    Yubikey 5C) also refers to it."""
     if entity.isascii():  # a word of the name after the brand: the pot (Instant Pot Duo)
-        for word in entity.split()[1:]:
+        words = entity.split()
+        for n, word in enumerate(words):
+            if n == 0 and not (pointed and len(words) > 1 and text[at : at + 1].isupper()):
+                continue
             end = at + len(word)
             said = text[at:end]
             if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
                 return said
+        if pointed:
+            said = _WORD_END_EN.match(text, at)
+            if said and any(w.lower().endswith(said.group()) and w.lower() != said.group() for w in words):
+                return said.group()  # the key: Yubikey
         return None
-    for k in range(1, len(entity) - 1):
+    for k in range(1, len(entity)):
         tail = entity[k:]
-        if re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) and text.startswith(tail, at):
+        one = classified and re.fullmatch(r"[\u4e00-\u9fff]", tail) and _WORD_END.match(text, at + 1) is not None
+        if (re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) or one) and text.startswith(tail, at):
             return tail
     return None
 

@@ -1,0 +1,98 @@
+"""Coreference mechanisms that do not depend on a word list of the domain: bare identifiers, heads
+of references no list holds, the question rule's verb, product words jieba splits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from schemas.memory import CorefAnchor
+from state.core.language import split_sentences
+from state.coref.anaphora import question_rule_applies
+from state.coref.lexicon import CorefLexicon, load_coref_lexicon
+from state.coref.mentions import extract_mentions
+from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
+
+TS = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
+LEX: CorefLexicon = load_coref_lexicon().get()
+
+
+def last_anchors(*texts: str) -> tuple[CorefAnchor, ...]:
+    state: CorefState | None = None
+    anchors: tuple[CorefAnchor, ...] = ()
+    for n, text in enumerate(texts):
+        turn = CorefTurn(f"t{n}", TS + timedelta(seconds=n), split_sentences(text))
+        state, anchors = resolve_turn(state, turn, CorefConfig(), LEX)
+    return anchors
+
+
+def first_reference(anchors: tuple[CorefAnchor, ...]) -> str | None:
+    return next((a.resolved_entity for a in anchors if a.kind != "entity" and a.resolved_entity), None)
+
+
+def entity_meant(anchors: tuple[CorefAnchor, ...]) -> str | None:
+    """The first resolved reference, else the first entity named (a short form of a known name)."""
+    return first_reference(anchors) or next((a.resolved_entity for a in anchors if a.resolved_entity), None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("退款的流水号是RF9932018877，麻烦看一下。", ("RF9932018877", "identifier")),
+        ("Please look at case 552910 again.", ("552910", "ticket")),
+        ("My reservation number is 773104.", ("773104", "booking")),
+        ("宽带账号07558812345一直掉线。", ("07558812345", "account")),
+    ],
+)
+def test_a_bare_identifier_is_found_and_typed_by_the_word_before_it(text: str, expected: tuple[str, str]) -> None:
+    found = [(n.surface, n.types[0]) for n in extract_mentions(text, LEX) if n.source == "identifier"]
+    assert found == [expected]
+
+
+@pytest.mark.parametrize("text", ["我上个月花了12000元。", "It cost 25000 dollars.", "版本是10.20345。"])
+def test_a_sum_or_a_decimal_is_no_identifier(text: str) -> None:
+    assert [n for n in extract_mentions(text, LEX) if n.source == "identifier"] == []
+
+
+def test_a_record_reference_takes_a_bare_identifier_and_a_pronoun_prefers_a_named_thing() -> None:
+    assert first_reference(last_anchors("流水号RF9932018877的钱还没到。", "这笔转账能加急吗？")) == "RF9932018877"
+    assert first_reference(last_anchors("Reference 6610293 for my claim.", "Is that claim approved?")) is None
+    anchors = last_anchors("我买的飞利浦剃须刀坏了，付款流水是4410023319。", "它还能保修吗？")
+    assert first_reference(anchors) == "飞利浦剃须刀"
+
+
+@pytest.mark.parametrize(
+    ("text", "applies"),
+    [("这个东西是不是有问题？", False), ("你问问他能不能退？", True), ("我想确认一下它到了吗？", True)],
+)
+def test_a_noun_holding_the_asking_verb_is_no_question_verb(text: str, applies: bool) -> None:
+    assert (question_rule_applies(text, LEX) is not None) is applies
+
+
+def test_a_pointer_with_a_classifier_and_one_character_of_the_name_refers_to_it() -> None:
+    anchors = last_anchors("我在网上买的九阳豆浆机，用了一周。", "这个机是不是质量不行？")
+    assert first_reference(anchors) == "九阳豆浆机"
+
+
+def test_one_character_inside_a_longer_word_is_no_reference() -> None:
+    anchors = last_anchors("工单号T77120023还没处理。", "已经交给李工跟进。", "这个工单什么时候能好？")
+    assert first_reference(anchors) == "T77120023"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("I sent back a Garmin Venu 3 and a Fitbit band.", "Did the Garmin arrive?", "Garmin Venu 3"),
+        ("My new Logitech Lightspeed mouse stopped working.", "Should I re-pair the speed dongle?", None),
+        ("I set up a Yubikey 5 last week.", "The site rejects the key on Safari.", "Yubikey 5"),
+        ("I got a Roborock S8 vacuum.", "Does the Roborock need a new filter?", "Roborock S8"),
+    ],
+)
+def test_the_brand_or_a_word_end_of_a_name_after_the_refers_to_it(first: str, second: str, expected: str | None) -> None:
+    assert entity_meant(last_anchors(first, second)) == expected
+
+
+def test_a_brand_and_a_product_word_jieba_splits_are_one_product() -> None:
+    found = [(n.surface, n.types) for n in extract_mentions("我买的美的电饭锅煮饭夹生。", LEX)]
+    assert ("美的电饭锅", ("product",)) in found
