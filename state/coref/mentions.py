@@ -37,6 +37,7 @@ _NOT_NAME_WORDS = (
     "Should Will Shall Did Has Have Had Was Were Am What When Where Why How Who Which Any Just So And But "
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_EN_PLACE_OF = re.compile(r"\b(?:in|at|near|from|to|of)\b", re.IGNORECASE)
 
 
 BARE_IDENTIFIER = "identifier"  # the type of a number no keyword names; record-like references may take it
@@ -110,8 +111,8 @@ def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | 
             continue  # a name is never an order or a booking: "my Uber Eats order", "a reservation at X"
         distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
         between = text[hit.end : span[0]] if hit.end <= span[0] else text[span[1] : hit.start]
-        if lex.background_cues.find(between):
-            continue  # X周边的酒店: the type word is about X's neighbours, not X
+        if lex.background_cues.find(between) or _EN_PLACE_OF.search(between):
+            continue  # X周边的酒店: the type word is about X's neighbours, not X; a hotel in Lisbon: where it is
         if distance <= 12 and (best is None or distance < best[0]):
             best = (distance, hit.value)
     return None if best is None else best[1]
@@ -174,6 +175,16 @@ def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
     if hit is None or (hit.word.isascii() and after[hit.end : hit.end + 1].isalpha()):
         return ()
     return (hit.word.lower(),)
+
+
+def _head_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
+    """The type of the type noun said right after a capitalised name (Chase Sapphire card, Globex
+    account): the name is one of that kind."""
+    after = text[span[1] : span[1] + 16]
+    hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
+    if hit is None or not hit.word.isascii() or after[hit.end : hit.end + 1].isalpha():
+        return ()
+    return (str(hit.value),)
 
 
 def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named]:
@@ -268,6 +279,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
+        if not types and named.source == "proper":
+            types = _head_type(text, named.span, lex)  # Chase Sapphire card: a card
         if len(types) != 1 and not named.dictionary:
             in_focus = focus if not types and named.source != "proper" else None  # Shanghai is no parcel
             hint = _nearest_type(text, named.span, lex) or in_focus

@@ -308,7 +308,9 @@ def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> l
     def flush() -> None:
         if run and _value_of_attribute(text, run[0][0], lex):
             run.clear()  # 推荐菜有A, B, C: values of an attribute, not entities
-        if len(run) >= 2 and (run[0][2] or any(overlaps((a, b), taken) for a, b, _ in run)):
+        # a list: opened by a trigger, or one of its items a name found whole (A酒店, B, C); a clause that
+        # merely holds a name (流水号是TX…，对方说没收到) makes no list
+        if len(run) >= 2 and (run[0][2] or any((a, b) in taken for a, b, _ in run)):
             for a, b, _ in run:
                 name = text[a:b]
                 if not overlaps((a, b), taken):

@@ -218,7 +218,10 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         software = nxt is not None and nxt.text.lower() in ol.sw_en_heads  # the GlobalProtect client
         head = nxt is not None and (
             nxt.text.lower() in ol.en_product_heads
-            or (nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words)
+            or (
+                nxt.tag == "NOUN"
+                and nxt.text.lower() not in ol.en_not_products | ol.en_org_words | ol.en_run_breaks
+            )  # Taco Loco tonight: a time word is no product word
         )
         if _model_like(words, ol):
             before = tokens[i - 1].text.lower() if i > 0 else ""

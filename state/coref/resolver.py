@@ -83,8 +83,8 @@ class CorefTurn:
 
 def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
     """2: the types agree; 1: the mention is untyped; 0: they disagree."""
-    if not types:
-        return 1
+    if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
+        return 0 if anaphor_type in lex.record_types else 1
     if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
         return 1 if anaphor_type is None else 2 if anaphor_type in lex.record_types else 0
     if anaphor_type is None:
@@ -109,10 +109,21 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
     if n is None:
         return None
     typed = [
-        m for m in candidates if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and m.types)
+        m
+        for m in candidates
+        if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and _compatible(None, m.types, lex))
     ]
     for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
-        named = list(dict.fromkeys(m.entity for m in typed if m.turn_id == turn))
+        said = [m for m in typed if m.turn_id == turn]
+        named = list(dict.fromkeys(m.entity for m in said))
+        by_type: dict[tuple[str, ...], list[str]] = {}
+        for m in said:  # two lamps, orders A and B: "the first one" counts the orders, the kind said twice
+            by_type.setdefault(m.types, [])
+            if m.entity not in by_type[m.types]:
+                by_type[m.types].append(m.entity)
+        groups = [g for g in by_type.values() if len(g) >= 2]
+        if len(groups) == 1:
+            named = groups[0]
         if len(named) >= 2 and n <= len(named):
             entity = named[n - 1] if n > 0 else named[-1]
             return next(m for m in reversed(typed) if m.entity == entity)

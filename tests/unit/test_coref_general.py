@@ -96,3 +96,32 @@ def test_the_brand_or_a_word_end_of_a_name_after_the_refers_to_it(first: str, se
 def test_a_brand_and_a_product_word_jieba_splits_are_one_product() -> None:
     found = [(n.surface, n.types) for n in extract_mentions("我买的美的电饭锅煮饭夹生。", LEX)]
     assert ("美的电饭锅", ("product",)) in found
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("I bought three chairs in two orders, 77120-A and 77164-B.", "The second one never shipped.", "77164-B"),
+        ("我有两张卡，尾号88231和99102。", "第一张卡被冻结了。", "88231"),
+        ("We ate at Blue Orchid and at Pasta Roma tonight.", "The first one overcharged me.", "Blue Orchid"),
+    ],
+)
+def test_an_ordinal_counts_the_kind_said_twice(first: str, second: str, expected: str) -> None:
+    assert first_reference(last_anchors(first, second)) == expected
+
+
+def test_a_clause_that_merely_holds_an_identifier_makes_no_list() -> None:
+    found = [n.surface for n in extract_mentions("付款单号是PX99120034551，商家说没看到。", LEX)]
+    assert found == ["PX99120034551"]
+
+
+def test_a_capitalised_name_before_a_type_noun_is_of_that_type() -> None:
+    found = {n.surface: n.types for n in extract_mentions("My Amex Gold card was charged twice in Denver.", LEX)}
+    assert found["Amex Gold"] == ("card",)
+    anchors = last_anchors("My Amex Gold card was charged twice at a hotel in Denver.", "Can you reverse it?")
+    assert first_reference(anchors) == "Amex Gold"
+
+
+def test_a_record_reference_never_takes_an_untyped_name() -> None:
+    anchors = last_anchors("I use Okta at work.", "Can you check the ticket?")
+    assert first_reference(anchors) is None
