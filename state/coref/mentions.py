@@ -218,7 +218,7 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
     return out
 
 
-def _titled(named: Named, lex: CorefLexicon) -> Named:
+def _titled(named: Named, lex: CorefLexicon) -> Named | None:
     """约王师傅, 骑手李师傅, 皮肤科孙医生: a person named by a title is the surname and the title."""
     if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
         return named
@@ -228,6 +228,8 @@ def _titled(named: Named, lex: CorefLexicon) -> Named:
         return named
     cut = len(named.surface) - len(title) - 1
     name = named.surface[cut:]
+    if lex.surnames and name[0] not in lex.surnames:
+        return None  # 理财经理: a job, not a person (财经理 is no surname and title)
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
 
 
@@ -300,4 +302,4 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 _kinds(text, named, lex),
             )
         )
-    return _appositions(text, [_titled(n, lex) for n in out], lex)
+    return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)

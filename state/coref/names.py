@@ -28,6 +28,7 @@ _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 _DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
 # ... or a kind asked for: 一家粤菜馆, 一家便宜点的温泉酒店 (a short body after an indefinite)
 _INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?]{0,15}的)?$")
+_COUNTED = re.compile(r"^[一二两三四五六七八九十几半每某][个只件台部张条份位种款双套把笔支]")  # 一只基金: indefinite
 _BRANCH_TAIL = re.compile(r"[（(].*[)）]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
@@ -145,6 +146,7 @@ def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool
         and not lex.not_in_names.search(core)
         and (digits or not _LEADING_DIGIT.match(core))
         and not _ADDRESS.search(core)
+        and not _COUNTED.match(core)
         and (generic or not _generic(name, lex))
     )
 

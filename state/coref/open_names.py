@@ -395,7 +395,8 @@ def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> li
         end = k
         while end + 1 < len(tokens) and tokens[end + 1].tag == "PROPN":
             end += 1
-        before = tokens[k - 1].text.lower().rstrip(".") if k > 0 else ""
+        b = k - 2 if k >= 2 and tokens[k - 1].text == "," else k - 1  # my advisor, Daniel Okafor
+        before = tokens[b].text.lower().rstrip(".") if b >= 0 else ""
         after = tokens[end + 1].text.lower() if end + 1 < len(tokens) else ""
         span = (tokens[k].start, tokens[end].end)
         type_ = None
@@ -418,7 +419,7 @@ def _people_cue(text: str, lex: OpenNames) -> bool:
             continue
         before = text[: m.start()].split()[-1:] if m.start() else []
         after = text[m.end() :].split()[:1]
-        if (before and before[0].lower().rstrip(".") in lex.en_person_before) or (
+        if (before and before[0].lower().rstrip(".,") in lex.en_person_before) or (
             after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words
         ):
             return True

@@ -341,11 +341,12 @@ def _anaphor_anchor(anaphor: Anaphor, sentence: Sentence, chosen: Mention | None
 
 
 def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, int]) -> CorefAnchor:
-    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person, or what
-    precedes the verb in its clause) is not guessed."""
+    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person before
+    the verb, or what precedes the verb in its clause) is not guessed. The one asked (ask him, 问问他)
+    is the verb's object: kept, for review."""
     start = anchor.mention_span[0] - sentence.start if anchor.mention_span else 0
     subject = clause[0] <= start < clause[1]
-    if anchor.kind != "entity" and (anchor.entity_type == "person" or subject):
+    if anchor.kind != "entity" and ((anchor.entity_type == "person" and start < clause[1]) or subject):
         return anchor.model_copy(update={"resolved_entity": None, "confidence": 0.0, "needs_human_review": True})
     return anchor.model_copy(update={"needs_human_review": True})
 

@@ -125,3 +125,29 @@ def test_a_capitalised_name_before_a_type_noun_is_of_that_type() -> None:
 def test_a_record_reference_never_takes_an_untyped_name() -> None:
     anchors = last_anchors("I use Okta at work.", "Can you check the ticket?")
     assert first_reference(anchors) is None
+
+
+def test_a_job_title_is_no_person_and_a_counted_noun_is_no_name() -> None:
+    found = [(n.surface, n.types) for n in extract_mentions("我的保险经理周洁让我买了一份年金险。", LEX)]
+    assert ("周洁", ("person",)) in found
+    assert all(surface not in ("险经理", "一份年金险") for surface, _ in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("My accountant, Priya Raman, filed it late.", "Priya Raman"), ("The installer Tom Becker never came.", "Tom Becker")],
+)
+def test_a_name_after_a_role_noun_is_a_person(text: str, name: str) -> None:
+    assert (name, ("person",)) in [(n.surface, n.types) for n in extract_mentions(text, LEX)]
+
+
+def test_the_person_asked_is_kept_for_review_and_the_asker_is_cleared() -> None:
+    anchors = last_anchors("My case went to Priya in billing.", "Could you ask her to call me back?")
+    her = next(a for a in anchors if a.mention == "her")
+    assert (her.resolved_entity, her.needs_human_review) == ("Priya", True)
+    _, asked = dialogue_anchors("首页性能优化模块下周上线。", "他们问这个功能能不能下周上线吗？")
+    assert next(a for a in asked if a.mention == "他们").resolved_entity is None
+
+
+def dialogue_anchors(*texts: str) -> tuple[None, tuple[CorefAnchor, ...]]:
+    return None, last_anchors(*texts)
