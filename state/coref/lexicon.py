@@ -70,6 +70,7 @@ class OpenNames:
     en_run_breaks: frozenset[str] = _NONE  # a purchased thing's words stop here (a blender | last week)
     en_person_before: frozenset[str] = _NONE  # Mr, told, asked …: a proper noun after one is a person
     en_person_after: frozenset[str] = _NONE  # from, said, promised …: a proper noun before one is a person
+    en_shop_before: frozenset[str] = _NONE  # order, bought …: a proper noun after "<one> from" is a shop
     en_org_words: frozenset[str] = _NONE  # support, store, bank …: a proper noun before one is an organisation
     en_common: frozenset[str] = _NONE  # capitalised words that are no names (This, There, What …)
     sw_zh_heads: frozenset[str] = _NONE  # 软件, 客户端 …: the name before one is software
@@ -148,6 +149,12 @@ class CorefLexicon:
     en_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
 
 
+def unnamed_type(lex: CorefLexicon, type_: str | None) -> bool:
+    """Whether things of a type are only ever numbers, never names (an order, a booking); a card or
+    an account, which a bank issues, may carry a name (Chase Sapphire card)."""
+    return type_ in lex.record_types and type_ not in lex.issued_types
+
+
 def _words(value: Any, where: str) -> list[str]:
     if value is None:
         return []
@@ -220,6 +227,7 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         en_person_before=_lower(_words(en.get("person_before"), "open_names.en.person_before")),
         en_person_after=_lower(_words(en.get("person_after"), "open_names.en.person_after")),
         en_org_words=_lower(en_org),
+        en_shop_before=_lower(_words(en.get("shop_before"), "open_names.en.shop_before")),
         en_common=_lower(_words(en.get("common"), "open_names.en.common")),
         sw_zh_heads=frozenset(sw_zh_heads),
         sw_zh_verbs=frozenset(sw_zh_verbs),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from state.coref.lexicon import CorefLexicon, DictEntity
+from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
 
@@ -107,7 +107,7 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
     best: tuple[int, str] | None = None
     for hit in lex.type_cues.find(text):
-        if span[0] <= hit.start < span[1] or hit.value in lex.record_types:
+        if span[0] <= hit.start < span[1] or unnamed_type(lex, hit.value):
             continue  # a name is never an order or a booking: "my Uber Eats order", "a reservation at X"
         distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
         between = text[hit.end : span[0]] if hit.end <= span[0] else text[span[1] : hit.start]
@@ -182,8 +182,8 @@ def _head_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str
     account): the name is one of that kind."""
     after = text[span[1] : span[1] + 16]
     hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
-    if hit is None or not hit.word.isascii() or after[hit.end : hit.end + 1].isalpha():
-        return ()
+    if hit is None or not hit.word.isascii() or after[hit.end : hit.end + 1].isalpha() or unnamed_type(lex, hit.value):
+        return ()  # my Uber Eats order: the name is no order
     return (str(hit.value),)
 
 

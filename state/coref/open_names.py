@@ -138,10 +138,9 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         elif _fused_brand(token, ol, stop):
             add((token.start, token.end), "product", 0.7)  # 格力空调 as one word
         elif token.text in ol.zh_org_words:
-            if i > 0 and tokens[i - 1].end == token.start and tokens[i - 1].tag in ol.zh_brand_tags:
-                prev = tokens[i - 1]
-                if len(prev.text) >= 2 and prev.text not in stop:
-                    add((prev.start, prev.end), "organization", 0.7)
+            first = _zh_noun_run(tokens, i, ol, stop)  # 顺丰|快递, 老乡|鸡|外卖: the nouns before it
+            if first is not None:
+                add((tokens[first].start, tokens[i - 1].end), "organization", 0.7)
         elif token.tag == "nt" and len(token.text) >= 2 and token.text not in stop:
             add((token.start, token.end), "organization", 0.6)
         elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
@@ -159,6 +158,29 @@ def _zh_head(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
         and token.text[-1] in lex.zh_product_chars
         and token.text not in stop
     )
+
+
+_ZH_NAME_PART_TAGS = frozenset({"z", "vn"})  # 麻辣烫 is a "status word" to jieba, inside 杨国福麻辣烫
+
+
+def _zh_noun_run(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
+    """The first of up to three nouns right before token `i`, together two characters or more, none a
+    stop word (老乡|鸡 before 外卖); None when there is none."""
+    first = None
+    j = i - 1
+    while (
+        j >= 0
+        and i - j <= 3
+        and tokens[j].end == tokens[j + 1].start
+        and (tokens[j].tag in lex.zh_brand_tags or tokens[j].tag in _ZH_NAME_PART_TAGS)
+        and _CJK.match(tokens[j].text)
+        and tokens[j].text not in stop
+    ):
+        first = j
+        j -= 1
+    if first is None or tokens[i - 1].end - tokens[first].start < 2:
+        return None
+    return first
 
 
 def _fused_brand(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
@@ -400,9 +422,10 @@ def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> li
         after = tokens[end + 1].text.lower() if end + 1 < len(tokens) else ""
         span = (tokens[k].start, tokens[end].end)
         type_ = None
+        bought = before == "from" and b >= 1 and tokens[b - 1].text.lower() in ol.en_shop_before
         if before in ol.en_person_before or after in ol.en_person_after:
             type_ = "person"
-        elif after in ol.en_org_words:
+        elif after in ol.en_org_words or bought:  # Amazon support; an order from Shake Shack: a shop
             type_ = "organization"
         if type_ is not None and not overlaps(span, taken):
             out.append(_named(text, span, type_, 0.6))
@@ -419,7 +442,10 @@ def _people_cue(text: str, lex: OpenNames) -> bool:
             continue
         before = text[: m.start()].split()[-1:] if m.start() else []
         after = text[m.end() :].split()[:1]
+        shop = text[: m.start()].split()[-2:]
         if (before and before[0].lower().rstrip(".,") in lex.en_person_before) or (
+            len(shop) == 2 and shop[1].lower() == "from" and shop[0].lower() in lex.en_shop_before
+        ) or (
             after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words
         ):
             return True

@@ -25,7 +25,7 @@ from datetime import datetime
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
-from state.coref.lexicon import CorefLexicon
+from state.coref.lexicon import CorefLexicon, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
@@ -84,7 +84,7 @@ class CorefTurn:
 def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
     """2: the types agree; 1: the mention is untyped; 0: they disagree."""
     if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
-        return 0 if anaphor_type in lex.record_types else 1
+        return 0 if unnamed_type(lex, anaphor_type) else 1
     if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
         return 1 if anaphor_type is None else 2 if anaphor_type in lex.record_types else 0
     if anaphor_type is None:
@@ -173,6 +173,14 @@ def _choose(
             if _compatible(anaphor.type, mention.types, lex) == 2:
                 confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
                 return mention, confidence * penalty
+    if anaphor.type in lex.business_types and anaphor.kind != "contrast" and not any(
+        set(m.types) & lex.place_types for m in candidates
+    ):
+        # 这家店, the restaurant, that place with no place named: the shop said as an organisation
+        # (美团点的老乡鸡外卖, an order from Shake Shack)
+        shops = [m for m in candidates if "organization" in m.types]
+        if shops:
+            return shops[-1], 0.4
     for mention in reversed(candidates):
         if _compatible(anaphor.type, mention.types, lex) == 1:
             return mention, anaphor.confidence * 0.6

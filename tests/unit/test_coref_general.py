@@ -151,3 +151,20 @@ def test_the_person_asked_is_kept_for_review_and_the_asker_is_cleared() -> None:
 
 def dialogue_anchors(*texts: str) -> tuple[None, tuple[CorefAnchor, ...]]:
     return None, last_anchors(*texts)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("我在饿了么点的杨国福麻辣烫外卖洒了一半。", "这家店能不能赔？", "杨国福麻辣烫"),
+        ("My DoorDash order from Golden Wok is missing a dish.", "Can you tell the restaurant?", "Golden Wok"),
+    ],
+)
+def test_a_shop_said_with_its_platform_is_what_this_shop_refers_to(first: str, second: str, expected: str) -> None:
+    assert first_reference(last_anchors(first, second)) == expected
+
+
+def test_a_bank_card_keeps_its_name_while_an_order_never_is_one() -> None:
+    found = {n.surface: n.types for n in extract_mentions("My Citi Premier card and my Grubhub order both failed.", LEX)}
+    assert found.get("Citi Premier") == ("card",)
+    assert found.get("Grubhub", ()) != ("order",)
