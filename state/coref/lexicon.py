@@ -59,6 +59,7 @@ class OpenNames:
     zh_purchase: tuple[str, ...] = ()  # 买了, 我的 …: a product word after one is a product said
     zh_fillers: frozenset[str] = _NONE
     zh_person_titles: frozenset[str] = _NONE  # 经理, 客服, 司机 …: a person's name (jieba nr) after one is a person
+    zh_code_cues: frozenset[str] = _NONE  # 报, 提示 …: the code after one is an error, not a model
     zh_person_cues: frozenset[str] = _NONE  # 说, 答应 …: a person's name right before one is a person
     units: re.Pattern[str] = _NEVER  # 60G, 5000mAh: a number with a unit is no model
     en_product_heads: frozenset[str] = _NONE
@@ -213,6 +214,7 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         zh_fillers=frozenset(_words(zh.get("fillers"), "open_names.zh.fillers")),
         zh_person_titles=frozenset(titles),
         zh_person_cues=frozenset(cues),
+        zh_code_cues=frozenset(_words(zh.get("code_cues"), "open_names.zh.code_cues")),
         units=re.compile(
             rf"^\d+(?:\.\d+)?(?:{_alternation(_words(spec.get('units'), 'open_names.units')) or '(?!)'})$",
             re.IGNORECASE,

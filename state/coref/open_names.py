@@ -118,8 +118,8 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
             taken.append(span)
 
     for first, last, words in _latin_runs(tokens, text):
-        if not _model_like(words, ol):
-            continue
+        if not _model_like(words, ol) or (first > 0 and tokens[first - 1].text in ol.zh_code_cues):
+            continue  # 报E15, 提示0x80070005: an error code, not a model
         start = first
         if first > 0 and _zh_head(tokens[first - 1], ol, stop):  # 兄弟打印机|HL-2260, 小天才电话手表|Z9
             start = first - 1
@@ -351,7 +351,8 @@ def _zh_software(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
         inside = [i for i, t in enumerate(tokens) if start <= t.start and t.end <= failure.start()]
         possessive = [i for i in inside[:4] if tokens[i].text == "的"]
         subject: list[int] = []
-        for first in ([inside[0]] if inside else []) + [i + 1 for i in possessive[:1] if i + 1 in inside]:
+        # after 的 first (新装的|飞书, 公司的|企业微信: the owner or a modifier comes before), else the clause's start
+        for first in [i + 1 for i in possessive[:1] if i + 1 in inside] + ([inside[0]] if inside else []):
             subject = run(first, 1, 0)  # the clause's start, else after 的 (公司的|企业微信, 荣耀X50上装的|剪映)
             if subject and not overlaps((tokens[subject[0]].start, tokens[subject[-1]].end), taken):
                 break

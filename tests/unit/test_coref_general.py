@@ -168,3 +168,10 @@ def test_a_bank_card_keeps_its_name_while_an_order_never_is_one() -> None:
     found = {n.surface: n.types for n in extract_mentions("My Citi Premier card and my Grubhub order both failed.", LEX)}
     assert found.get("Citi Premier") == ("card",)
     assert found.get("Grubhub", ()) != ("order",)
+
+
+def test_a_code_the_thing_shows_is_no_model_and_software_after_de_is_the_subject() -> None:
+    found = [n.surface for n in extract_mentions("我的热水器是林内RUS-16E，今天一直显示E32。", LEX)]
+    assert "E32" not in found
+    software = [n.surface for n in extract_mentions("刚更新的剪映一直闪退。", LEX) if n.types == ("software",)]
+    assert software == ["剪映"]
