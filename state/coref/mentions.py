@@ -303,3 +303,20 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             )
         )
     return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)
+
+
+_TITLE_END = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof)\.\s*$")
+_TITLED_NAME = re.compile(r"^\s*([A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)")
+
+
+def titled_start(previous: str | None, text: str, found: list[Named]) -> list[Named]:
+    """A sentence split after a title (…with Dr. | Hernandez on Friday): the capitalised words that open
+    it are the person the title names (entity "Dr. Hernandez"); what was found there is replaced."""
+    title = _TITLE_END.search(previous or "")
+    name = _TITLED_NAME.match(text)
+    if title is None or name is None or name.group(1).split()[0] in _EN_NOT_NAMES:
+        return found
+    span = name.span(1)
+    person = Named(name.group(1), f"{title.group(1)}. {name.group(1)}", ("person",), span, "open", 0.6)
+    return sorted([n for n in found if not overlaps(n.span, [span])] + [person], key=lambda n: n.span)
+

@@ -26,7 +26,7 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
 from state.coref.lexicon import CorefLexicon, unnamed_type
-from state.coref.mentions import BARE_IDENTIFIER, extract_mentions
+from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
@@ -412,8 +412,10 @@ def resolve_turn(
     focus = state.focus
     referred = False
     landmarks: set[int] = set()  # refreshed referents said as a landmark (酒店附近)
+    previous: str | None = None
     for sentence in turn.sentences:
-        named = extract_mentions(sentence.text, lex, focus=state.focus)
+        named = titled_start(previous, sentence.text, extract_mentions(sentence.text, lex, focus=state.focus))
+        previous = sentence.text
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))

@@ -175,3 +175,8 @@ def test_a_code_the_thing_shows_is_no_model_and_software_after_de_is_the_subject
     assert "E32" not in found
     software = [n.surface for n in extract_mentions("刚更新的剪映一直闪退。", LEX) if n.types == ("software",)]
     assert software == ["剪映"]
+
+
+def test_a_name_split_from_its_title_by_the_sentence_splitter_is_the_titled_person() -> None:
+    anchors = last_anchors("I saw Dr. Okonkwo last week about my knee.", "Is he available on Thursday?")
+    assert first_reference(anchors) == "Dr. Okonkwo"
