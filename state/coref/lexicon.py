@@ -134,6 +134,7 @@ class CorefLexicon:
     open_names: OpenNames = _NO_OPEN_NAMES
     issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
     record_types: frozenset[str] = field(default_factory=frozenset)  # what a bare identifier may be (order, booking …)
+    thing_types: frozenset[str] = field(default_factory=frozenset)  # machines: one may stand for another
     surnames: frozenset[str] = field(default_factory=frozenset)  # 王, 李 …: a person named by a title starts with one
     question_not_verbs: WordIndex = field(default_factory=lambda: WordIndex({}))  # 问题: holds 问, asks nothing
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
@@ -378,6 +379,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
         record_types=frozenset(_words(lex.get("record_types"), "record_types")),
         surnames=frozenset(str(names.get("surnames") or "")),
+        thing_types=frozenset(_words(lex.get("thing_types"), "thing_types")),
     )
 
 

@@ -37,7 +37,7 @@ _DIGIT = re.compile(r"\d")
 _CUE_NAME = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\b")
 _CODE = re.compile(r"[A-Z]+-?\d+[A-Z0-9]*")  # FS-02, R7000
 _MODEL_TOKEN = re.compile(
-    r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
+    r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
 )
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-Za-z]")
 

@@ -173,6 +173,12 @@ def _choose(
             if _compatible(anaphor.type, mention.types, lex) == 2:
                 confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
                 return mention, confidence * penalty
+    if anaphor.type in lex.thing_types:
+        # that server for FS-09 said as "the shared drive on FS-09", the device for a key: with nothing of
+        # the asked type, another kind of machine or product said before
+        things = [m for m in candidates if set(m.types) & lex.thing_types]
+        if things:
+            return things[-1], anaphor.confidence * 0.5
     if anaphor.type in lex.business_types and anaphor.kind != "contrast" and not any(
         set(m.types) & lex.place_types for m in candidates
     ):

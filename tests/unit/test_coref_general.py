@@ -180,3 +180,8 @@ def test_a_code_the_thing_shows_is_no_model_and_software_after_de_is_the_subject
 def test_a_name_split_from_its_title_by_the_sentence_splitter_is_the_titled_person() -> None:
     anchors = last_anchors("I saw Dr. Okonkwo last week about my knee.", "Is he available on Thursday?")
     assert first_reference(anchors) == "Dr. Okonkwo"
+
+
+def test_a_machine_reference_with_none_of_its_type_said_takes_another_machine() -> None:
+    anchors = last_anchors("The backup share on NAS-04 is full.", "Can you clean up that server tonight?")
+    assert first_reference(anchors) == "NAS-04"
