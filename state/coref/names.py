@@ -27,7 +27,7 @@ _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 # a description, not a name: 这家烤肉店, 那段长城 (something said before)
 _DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
 # ... or a kind asked for: 一家粤菜馆, 一家便宜点的温泉酒店 (a short body after an indefinite)
-_INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?]{0,15}的)?$")
+_INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?了]{0,15}的)?$")  # 了: a clause between
 _COUNTED = re.compile(r"^[一二两三四五六七八九十几半每某][个只件台部张条份位种款双套把笔支]")  # 一只基金: indefinite
 _BRANCH_TAIL = re.compile(r"[（(].*[)）]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")

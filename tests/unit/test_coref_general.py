@@ -185,3 +185,8 @@ def test_a_name_split_from_its_title_by_the_sentence_splitter_is_the_titled_pers
 def test_a_machine_reference_with_none_of_its_type_said_takes_another_machine() -> None:
     anchors = last_anchors("The backup share on NAS-04 is full.", "Can you clean up that server tonight?")
     assert first_reference(anchors) == "NAS-04"
+
+
+def test_a_classifier_a_clause_back_does_not_make_a_titled_person_a_description() -> None:
+    found = [n.surface for n in extract_mentions("这个单子已经转给了客服组的周工。", LEX)]
+    assert "周工" in found
