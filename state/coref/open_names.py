@@ -198,6 +198,26 @@ def _zh_person(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
     return any(before.endswith(t) for t in lex.zh_person_titles) or after in lex.zh_person_cues
 
 
+_ZH_ROLE_END = "员人师官长任理问"  # 信贷员, 代理人, 规划师, 专员, 主任, 经理, 顾问: the end of a role word
+_ZH_PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
+
+
+def _zh_role_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    """信贷员刘欣, 保险代理人吴芳: a name jieba tags as a person's, opening with a surname, right after a
+    word that ends like a role. The pattern runs first; jieba only where it matches."""
+    out: list[Named] = []
+    starts = [i for i in range(1, len(text)) if text[i - 1] in _ZH_ROLE_END and text[i] in lex.surnames]
+    if not starts:
+        return out
+    for token in zh_tokens(text):
+        if token.start in starts and token.tag in _ZH_PERSON_TAGS and 2 <= len(token.text) <= 3:
+            span = (token.start, token.end)
+            if not overlaps(span, taken):
+                out.append(_named(text, span, "person", 0.7))
+                taken.append(span)
+    return out
+
+
 def _zh_owned(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
     """买了一件|羽绒服, 我的|电脑: a product word after a purchase or a possessive (a classifier between)."""
     j = i - 1
@@ -474,6 +494,8 @@ def open_names(
         if products and ol.zh_gate.search(text):
             found.extend(_zh(text, lex, taken))  # 索尼A7M4相机报错: a product first
             found.extend(_zh_software(text, lex, taken))
+        if people:
+            found.extend(_zh_role_people(text, lex, taken))
     elif _LATIN.search(text):
         if products and (ol.en_gate.search(text) or _MODEL_TOKEN.search(text)):
             found.extend(_en_software(text, lex, taken))

@@ -190,3 +190,14 @@ def test_a_machine_reference_with_none_of_its_type_said_takes_another_machine() 
 def test_a_classifier_a_clause_back_does_not_make_a_titled_person_a_description() -> None:
     found = [n.surface for n in extract_mentions("这个单子已经转给了客服组的周工。", LEX)]
     assert "周工" in found
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("理财规划师许婷说这只基金很稳。", "她现在电话打不通。", "许婷"),
+        ("我挂了骨科郑主任的号。", "他下午还出诊吗？", "郑主任"),
+    ],
+)
+def test_a_person_after_a_role_word_or_with_a_title_is_found(first: str, second: str, expected: str) -> None:
+    assert first_reference(last_anchors(first, second)) == expected
