@@ -134,6 +134,7 @@ class CorefLexicon:
     open_names: OpenNames = _NO_OPEN_NAMES
     issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
     record_types: frozenset[str] = field(default_factory=frozenset)  # what a bare identifier may be (order, booking …)
+    priced_types: frozenset[str] = field(default_factory=frozenset)  # 星卡19元套餐: a price inside the name
     thing_types: frozenset[str] = field(default_factory=frozenset)  # machines: one may stand for another
     surnames: frozenset[str] = field(default_factory=frozenset)  # 王, 李 …: a person named by a title starts with one
     question_not_verbs: WordIndex = field(default_factory=lambda: WordIndex({}))  # 问题: holds 问, asks nothing
@@ -283,7 +284,8 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
     en_descriptors = [d.lower() for d in _words(descriptors.get("en"), "descriptors.en")]
     en_dem = _words(en.get("demonstratives"), "anaphora.en.demonstratives")
     en_np = (
-        rf"\b(?P<det>{_alternation(en_dem)}|the)\s+(?:(?P<desc>{_alternation(en_descriptors) or '(?!)'})\s+)?"
+        rf"\b(?P<det>{_alternation(en_dem)}|the)\s+(?:(?P<desc>{_alternation(en_descriptors) or '(?!)'})\s+|"
+        rf"[a-z]{{3,}}(?:ed|ing)\s+)?"  # the cancelled flight, the missing parcel
         rf"(?P<head>{_alternation(en_nouns) or '(?!)'}|ones?)\b"
     )
     en_pron = dict(en.get("pronouns") or {})
@@ -380,6 +382,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         record_types=frozenset(_words(lex.get("record_types"), "record_types")),
         surnames=frozenset(str(names.get("surnames") or "")),
         thing_types=frozenset(_words(lex.get("thing_types"), "thing_types")),
+        priced_types=frozenset(_words(lex.get("priced_types"), "priced_types")),
     )
 
 

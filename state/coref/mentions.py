@@ -48,8 +48,8 @@ def _keyword_type(text: str, start: int, lex: CorefLexicon) -> str:
     """The record type a bare identifier's keyword names (case 418830 → ticket, 申请单号… → application),
     else `identifier`: the type word must end right before it, with only 号/编号/number/#/: between."""
     lead = text[max(0, start - 28) : start]
-    for hit in sorted(lex.type_nouns.find(lead), key=lambda h: (h.value == "number", -h.end)):
-        if hit.value in lex.record_types and _KEYWORD_GAP.match(lead, hit.end):
+    for hit in sorted(lex.type_nouns.find(lead), key=lambda h: -h.end):  # "number" itself types nothing
+        if hit.word.lower() != "number" and hit.value in lex.record_types and _KEYWORD_GAP.match(lead, hit.end):
             return str(hit.value)
     return BARE_IDENTIFIER
 

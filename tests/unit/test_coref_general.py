@@ -201,3 +201,39 @@ def test_a_classifier_a_clause_back_does_not_make_a_titled_person_a_description(
 )
 def test_a_person_after_a_role_word_or_with_a_title_is_found(first: str, second: str, expected: str) -> None:
     assert first_reference(last_anchors(first, second)) == expected
+
+
+def test_a_plan_or_course_name_may_hold_a_price() -> None:
+    found = {n.surface: n.types for n in extract_mentions("我办的是大王卡29元套餐，最近老扣钱。", LEX)}
+    assert found.get("大王卡29元套餐") == ("plan",)
+    assert first_reference(last_anchors("给孩子报了新东方英语寒假班。", "这个班能转到下学期吗？")) == "新东方英语寒假班"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("我有两个号码，13700001234和13900005678。", "后面那个要停机。", "13900005678"),
+        ("我有两个号码，13700001234和13900005678。", "前者换成大流量套餐。", "13700001234"),
+        ("I have two bookings, 66120 and 66188.", "The latter needs a crib.", "66188"),
+        ("I have two bookings, 66120 and 66188.", "The earlier one can be cancelled.", "66120"),
+        ("Both lines, 415-555-0182 and 415-555-0199, were billed.", "The second line was never used.", "415-555-0199"),
+    ],
+)
+def test_positional_references_pick_by_position(first: str, second: str, expected: str) -> None:
+    assert first_reference(last_anchors(first, second)) == expected
+
+
+def test_a_code_said_as_a_number_is_an_identifier_typed_by_its_keyword() -> None:
+    found = [(n.surface, n.types) for n in extract_mentions("我的报修编号是BX-2026-0042。", LEX)]
+    assert found == [("BX-2026-0042", ("identifier",))]
+    anchors = last_anchors("I need to change a booking, reference number QX-55-2210.", "Can the booking move to May?")
+    assert first_reference(anchors) == "QX-55-2210"
+
+
+def test_a_participle_between_the_and_a_type_noun_keeps_the_reference() -> None:
+    anchors = last_anchors("My flight DL 405 was delayed six hours.", "Is the delayed flight eligible for compensation?")
+    assert first_reference(anchors) == "DL 405"
+
+
+def test_a_verb_of_contact_is_no_part_of_a_name() -> None:
+    assert "马上联系酒店" not in [n.surface for n in extract_mentions("我马上联系酒店。", LEX)]
