@@ -241,7 +241,8 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
     while i < len(tokens):  # brand + model (+ product word): iPhone 15 Pro, Dell XPS 13, Bose headphones
         tok = tokens[i]
         coded = _LATIN_WORD.fullmatch(tok.text) and (_INNER_CAPITAL.search(tok.text) or _CODE.fullmatch(tok.text))
-        if tok.tag != "PROPN" and not coded:
+        quantity = i > 0 and bool(ol.units.match(tokens[i - 1].text + tok.text))  # 5 GHz: a unit, no brand
+        if (tok.tag != "PROPN" and not coded) or quantity or _shop_called(tokens, i, lex):
             i += 1
             continue
         j = i
@@ -424,6 +425,16 @@ def _en_software(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
     return out
 
 
+def _shop_called(tokens: tuple[Token, ...], k: int, lex: CorefLexicon) -> bool:
+    """A seller called CaseCraft, a shop named Bloom & Co: the name after called/named is the
+    organisation the noun before names."""
+    if k < 2 or tokens[k - 1].text.lower() not in ("called", "named"):
+        return False
+    noun = tokens[k - 2].text.lower()
+    hit = next(iter(lex.type_nouns.find(noun)), None)
+    return noun in lex.open_names.en_org_words or (hit is not None and hit.value == "organization" and hit.word == noun)
+
+
 def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     """People and organisations: a run of proper nouns with a person cue beside it (Maria from sales,
     Mr Chen, told Maria) or an organisation word after it (Amazon support, Chase Bank)."""
@@ -444,7 +455,9 @@ def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> li
         span = (tokens[k].start, tokens[end].end)
         type_ = None
         bought = before == "from" and b >= 1 and tokens[b - 1].text.lower() in ol.en_shop_before
-        if before in ol.en_person_before or after in ol.en_person_after:
+        if _shop_called(tokens, k, lex):  # a seller called CaseCraft
+            type_ = "organization"
+        elif before in ol.en_person_before or after in ol.en_person_after:
             type_ = "person"
         elif after in ol.en_org_words or bought:  # Amazon support; an order from Shake Shack: a shop
             type_ = "organization"

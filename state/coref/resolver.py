@@ -208,6 +208,13 @@ def _choose(
     return None, 0.0
 
 
+def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
+    """An untyped name a typed reference bound to (Microsoft Teams … the app) is of that type from now on."""
+    if chosen.types or anaphor.type is None or anaphor.type == BUSINESS or anaphor.kind == "contrast":
+        return chosen.types
+    return (anaphor.type,)
+
+
 def _pronoun_hint(text: str, anaphor: Anaphor, lex: CorefLexicon) -> str | None:
     """The type a pronoun's clause speaks of (重装以后它…, 它还是闪退 → software; it costs per month → plan)."""
     if anaphor.head is not None:
@@ -471,6 +478,7 @@ def resolve_turn(
                         descriptors=tuple(dict.fromkeys(chosen.descriptors + item.descriptors)),
                         seq=seq,
                         salient=True,
+                        types=_learned_types(chosen, item),
                     )
                 )
         if not named and not referred:

@@ -237,3 +237,16 @@ def test_a_participle_between_the_and_a_type_noun_keeps_the_reference() -> None:
 
 def test_a_verb_of_contact_is_no_part_of_a_name() -> None:
     assert "马上联系酒店" not in [n.surface for n in extract_mentions("我马上联系酒店。", LEX)]
+
+
+def test_a_unit_after_a_number_is_no_brand_and_a_shop_called_x_is_an_organisation() -> None:
+    assert "GHz band" not in [n.surface for n in extract_mentions("The Eero router drops the 5 GHz band.", LEX)]
+    found = {n.surface: n.types for n in extract_mentions("I bought a lamp from a seller called LumiNest.", LEX)}
+    assert found.get("LumiNest") == ("organization",)
+
+
+def test_an_untyped_name_takes_the_type_of_the_reference_that_bound_it() -> None:
+    anchors = last_anchors(
+        "Webex freezes on my office desktop.", "The app froze again during a call.", "Should I reinstall it?"
+    )
+    assert first_reference(anchors) == "Webex"
