@@ -187,6 +187,12 @@ def _head_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str
     return (str(hit.value),)
 
 
+def _lead_type(named: Named, lex: CorefLexicon) -> tuple[str, ...]:
+    """A capitalised name opened by a type word (Hotel Marlowe, Museum of Flight, Bank of the West)."""
+    first = named.surface.split()[0]
+    return lex.type_suffixes.get(first, ()) if first.isascii() and len(named.surface.split()) >= 2 else ()
+
+
 def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named]:
     """My router, a Netgear Nighthawk R7000 / 我的路由器是网件R7000: one thing; the name stays, with
     the product word said before it as its kind (and its type, when that is software)."""
@@ -282,7 +288,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         elif focus is not None and _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
         if not types and named.source == "proper":
-            types = _head_type(text, named.span, lex)  # Chase Sapphire card: a card
+            types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:
             in_focus = focus if not types and named.source != "proper" else None  # Shanghai is no parcel
             hint = _nearest_type(text, named.span, lex) or in_focus

@@ -250,3 +250,8 @@ def test_an_untyped_name_takes_the_type_of_the_reference_that_bound_it() -> None
         "Webex freezes on my office desktop.", "The app froze again during a call.", "Should I reinstall it?"
     )
     assert first_reference(anchors) == "Webex"
+
+
+def test_a_name_opened_by_a_type_word_is_of_that_type() -> None:
+    anchors = last_anchors("We have a room at the Hotel Lindqvist in Uppsala.", "Does the hotel serve breakfast?")
+    assert first_reference(anchors) == "Hotel Lindqvist"
