@@ -282,7 +282,9 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     out = []
     for named in map(lambda n: _issued(text, n, lex), sorted(found, key=lambda n: n.span)):
         types = named.types
-        used_as = None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
+        used_as = (
+            None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
+        )
         if used_as is not None and used_as not in types:
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):
@@ -325,4 +327,3 @@ def titled_start(previous: str | None, text: str, found: list[Named]) -> list[Na
     span = name.span(1)
     person = Named(name.group(1), f"{title.group(1)}. {name.group(1)}", ("person",), span, "open", 0.6)
     return sorted([n for n in found if not overlaps(n.span, [span])] + [person], key=lambda n: n.span)
-

@@ -233,7 +233,11 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
     for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
         name = text[span[0] : span[1]]
         priced = bool(set(suffix_types(name, lex)) & lex.priced_types)
-        if overlaps(span, taken) or not _name_ok(name, lex, priced=priced) or _described(text, span, suffix_len(name, lex)):
+        if (
+            overlaps(span, taken)
+            or not _name_ok(name, lex, priced=priced)
+            or _described(text, span, suffix_len(name, lex))
+        ):
             continue
         taken.append(span)
         out.append(Named(name, name, suffix_types(name, lex), span, "suffix", 0.8))

@@ -37,7 +37,8 @@ _DIGIT = re.compile(r"\d")
 _CUE_NAME = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\b")
 _CODE = re.compile(r"[A-Z]+-?\d+[A-Z0-9]*")  # FS-02, R7000
 _MODEL_TOKEN = re.compile(
-    r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
+    r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9\-]{2,}\b"  # hyphens allowed: NAS-04
+    r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
 )
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-Za-z]")
 
@@ -138,9 +139,9 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         elif _fused_brand(token, ol, stop):
             add((token.start, token.end), "product", 0.7)  # 格力空调 as one word
         elif token.text in ol.zh_org_words:
-            first = _zh_noun_run(tokens, i, ol, stop)  # 顺丰|快递, 老乡|鸡|外卖: the nouns before it
-            if first is not None:
-                add((tokens[first].start, tokens[i - 1].end), "organization", 0.7)
+            run_start = _zh_noun_run(tokens, i, ol, stop)  # 顺丰|快递, 老乡|鸡|外卖: the nouns before it
+            if run_start is not None:
+                add((tokens[run_start].start, tokens[i - 1].end), "organization", 0.7)
         elif token.tag == "nt" and len(token.text) >= 2 and token.text not in stop:
             add((token.start, token.end), "organization", 0.6)
         elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
@@ -262,8 +263,7 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         head = nxt is not None and (
             nxt.text.lower() in ol.en_product_heads
             or (
-                nxt.tag == "NOUN"
-                and nxt.text.lower() not in ol.en_not_products | ol.en_org_words | ol.en_run_breaks
+                nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words | ol.en_run_breaks
             )  # Taco Loco tonight: a time word is no product word
         )
         if _model_like(words, ol):
@@ -477,10 +477,10 @@ def _people_cue(text: str, lex: OpenNames) -> bool:
         before = text[: m.start()].split()[-1:] if m.start() else []
         after = text[m.end() :].split()[:1]
         shop = text[: m.start()].split()[-2:]
-        if (before and before[0].lower().rstrip(".,") in lex.en_person_before) or (
-            len(shop) == 2 and shop[1].lower() == "from" and shop[0].lower() in lex.en_shop_before
-        ) or (
-            after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words
+        if (
+            (before and before[0].lower().rstrip(".,") in lex.en_person_before)
+            or (len(shop) == 2 and shop[1].lower() == "from" and shop[0].lower() in lex.en_shop_before)
+            or (after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words)
         ):
             return True
     return False

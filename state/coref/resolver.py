@@ -32,7 +32,9 @@ from state.coref.names import Named, core_name, demonstrated, overlaps
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
 _CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
-_WORD_END = re.compile(r"$|[^\u4e00-\u9fff]|[是的了吗呢还也都就在有不很被把给让会能要没怎为才又再已]")  # 这个锅|是: 锅 is a word
+_WORD_END = re.compile(
+    r"$|[^\u4e00-\u9fff]|[是的了吗呢还也都就在有不很被把给让会能要没怎为才又再已]"
+)  # 这个锅|是: 锅 is a word
 # the key (for Yubikey) ending its phrase: a word, then punctuation, the end, or a word that is no noun
 _WORD_END_EN = re.compile(
     r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
@@ -179,8 +181,10 @@ def _choose(
         things = [m for m in candidates if set(m.types) & lex.thing_types]
         if things:
             return things[-1], anaphor.confidence * 0.5
-    if anaphor.type in lex.business_types and anaphor.kind != "contrast" and not any(
-        set(m.types) & lex.place_types for m in candidates
+    if (
+        anaphor.type in lex.business_types
+        and anaphor.kind != "contrast"
+        and not any(set(m.types) & lex.place_types for m in candidates)
     ):
         # 这家店, the restaurant, that place with no place named: the shop said as an organisation
         # (美团点的老乡鸡外卖, an order from Shake Shack)
@@ -300,9 +304,10 @@ def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, point
             if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
                 return said
         if pointed:
-            said = _WORD_END_EN.match(text, at)
-            if said and any(w.lower().endswith(said.group()) and w.lower() != said.group() for w in words):
-                return said.group()  # the key: Yubikey
+            end_of_word = _WORD_END_EN.match(text, at)
+            part = end_of_word.group() if end_of_word else ""
+            if part and any(w.lower().endswith(part) and w.lower() != part for w in words):
+                return part  # the key: Yubikey
         return None
     for k in range(1, len(entity)):
         tail = entity[k:]

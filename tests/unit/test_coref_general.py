@@ -89,7 +89,9 @@ def test_one_character_inside_a_longer_word_is_no_reference() -> None:
         ("I got a Roborock S8 vacuum.", "Does the Roborock need a new filter?", "Roborock S8"),
     ],
 )
-def test_the_brand_or_a_word_end_of_a_name_after_the_refers_to_it(first: str, second: str, expected: str | None) -> None:
+def test_the_brand_or_a_word_end_of_a_name_after_the_refers_to_it(
+    first: str, second: str, expected: str | None
+) -> None:
     assert entity_meant(last_anchors(first, second)) == expected
 
 
@@ -135,7 +137,10 @@ def test_a_job_title_is_no_person_and_a_counted_noun_is_no_name() -> None:
 
 @pytest.mark.parametrize(
     ("text", "name"),
-    [("My accountant, Priya Raman, filed it late.", "Priya Raman"), ("The installer Tom Becker never came.", "Tom Becker")],
+    [
+        ("My accountant, Priya Raman, filed it late.", "Priya Raman"),
+        ("The installer Tom Becker never came.", "Tom Becker"),
+    ],
 )
 def test_a_name_after_a_role_noun_is_a_person(text: str, name: str) -> None:
     assert (name, ("person",)) in [(n.surface, n.types) for n in extract_mentions(text, LEX)]
@@ -165,7 +170,9 @@ def test_a_shop_said_with_its_platform_is_what_this_shop_refers_to(first: str, s
 
 
 def test_a_bank_card_keeps_its_name_while_an_order_never_is_one() -> None:
-    found = {n.surface: n.types for n in extract_mentions("My Citi Premier card and my Grubhub order both failed.", LEX)}
+    found = {
+        n.surface: n.types for n in extract_mentions("My Citi Premier card and my Grubhub order both failed.", LEX)
+    }
     assert found.get("Citi Premier") == ("card",)
     assert found.get("Grubhub", ()) != ("order",)
 
@@ -231,7 +238,9 @@ def test_a_code_said_as_a_number_is_an_identifier_typed_by_its_keyword() -> None
 
 
 def test_a_participle_between_the_and_a_type_noun_keeps_the_reference() -> None:
-    anchors = last_anchors("My flight DL 405 was delayed six hours.", "Is the delayed flight eligible for compensation?")
+    anchors = last_anchors(
+        "My flight DL 405 was delayed six hours.", "Is the delayed flight eligible for compensation?"
+    )
     assert first_reference(anchors) == "DL 405"
 
 
