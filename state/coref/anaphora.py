@@ -24,8 +24,10 @@ _DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台�
 AnaphorKind = Literal["anaphor", "weak", "zero", "contrast"]
 _CLAUSE_END = re.compile(r"[。；;！？!?]")
 _ORDINAL = re.compile(
-    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一))(?P<cls>[个张台件笔单份款家位部只双条])?"
+    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一|后面那|后一)|(?P<first>前面那|前一))"
+    r"(?P<cls>[个张台件笔单份款家位部只双条])?|(?P<pair>前者|后者)"
 )
+_EN_PAIR = re.compile(r"\bthe (?P<which>former|latter)\b(?!\s+(?:one|ones)\b)", re.IGNORECASE)
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 _CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 
@@ -107,12 +109,19 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         taken.append(span)
     for m in _ORDINAL.finditer(text):  # 第二个订单, 最后一台: by position among those said
         head = _head_at(text, m.end(), lex)
-        if (head is None and not m.group("cls")) or (head is None and text[m.end() : m.end() + 1].isdigit()):
+        if not m.group("pair") and (
+            (head is None and not m.group("cls")) or (head is None and text[m.end() : m.end() + 1].isdigit())
+        ):
             continue
         span = (m.start(), head[2] if head else m.end())
         if _overlaps(span, taken):
             continue
-        n = -1 if m.group("last") else int(m.group("n")) if m.group("n").isdigit() else _ZH_DIGITS[m.group("n")]
+        if m.group("pair"):  # 前者 / 后者
+            n = 1 if m.group("pair") == "前者" else -1
+        elif m.group("last") or m.group("first"):  # 最后一个, 后面那个 / 前面那个
+            n = -1 if m.group("last") else 1
+        else:
+            n = int(m.group("n")) if m.group("n").isdigit() else _ZH_DIGITS[m.group("n")]
         out.append(
             Anaphor(
                 text[span[0] : span[1]],
@@ -199,6 +208,11 @@ def _english(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
     for m in lex.en_backref_re.finditer(lowered):
         out.append(Anaphor(text[m.start() : m.end()], m.span(), "anaphor", None, None, confidence=0.6))
         taken.append(m.span())
+    for m in _EN_PAIR.finditer(text):  # the latter, the former: by position among those said
+        if not _overlaps(m.span(), taken):
+            n = "#1" if m.group("which").lower() == "former" else "#-1"
+            out.append(Anaphor(m.group(0), m.span(), "weak", None, None, (n,), 0.7))
+            taken.append(m.span())
     for m in lex.en_np_re.finditer(lowered):
         if _overlaps(m.span(), taken):
             continue
@@ -302,9 +316,10 @@ def question_rule_applies(text: str, lex: CorefLexicon) -> tuple[int, int] | Non
     stripped = text.rstrip(" 。.!！~～")
     if not stripped or not any(stripped.endswith(m) for m in lex.question_markers):
         return None
+    inside = [(h.start, h.end) for h in lex.question_not_verbs.find(text)]
     for verb in lex.question_verbs.find(text):
-        if text[max(0, verb.start - 1) : verb.start] == "请":
-            continue
+        if text[max(0, verb.start - 1) : verb.start] == "请" or any(a <= verb.start < b for a, b in inside):
+            continue  # 请问 is polite; 问题, confirmation hold the verb without being it
         clause_start = max((text.rfind(b, 0, verb.start) + 1 for b in lex.clause_breaks), default=0)
         return clause_start, verb.start
     return None

@@ -59,6 +59,7 @@ class OpenNames:
     zh_purchase: tuple[str, ...] = ()  # 买了, 我的 …: a product word after one is a product said
     zh_fillers: frozenset[str] = _NONE
     zh_person_titles: frozenset[str] = _NONE  # 经理, 客服, 司机 …: a person's name (jieba nr) after one is a person
+    zh_code_cues: frozenset[str] = _NONE  # 报, 提示 …: the code after one is an error, not a model
     zh_person_cues: frozenset[str] = _NONE  # 说, 答应 …: a person's name right before one is a person
     units: re.Pattern[str] = _NEVER  # 60G, 5000mAh: a number with a unit is no model
     en_product_heads: frozenset[str] = _NONE
@@ -70,6 +71,7 @@ class OpenNames:
     en_run_breaks: frozenset[str] = _NONE  # a purchased thing's words stop here (a blender | last week)
     en_person_before: frozenset[str] = _NONE  # Mr, told, asked …: a proper noun after one is a person
     en_person_after: frozenset[str] = _NONE  # from, said, promised …: a proper noun before one is a person
+    en_shop_before: frozenset[str] = _NONE  # order, bought …: a proper noun after "<one> from" is a shop
     en_org_words: frozenset[str] = _NONE  # support, store, bank …: a proper noun before one is an organisation
     en_common: frozenset[str] = _NONE  # capitalised words that are no names (This, There, What …)
     sw_zh_heads: frozenset[str] = _NONE  # 软件, 客户端 …: the name before one is software
@@ -131,6 +133,11 @@ class CorefLexicon:
     type_names: frozenset[str] = field(default_factory=frozenset)
     open_names: OpenNames = _NO_OPEN_NAMES
     issued_types: frozenset[str] = field(default_factory=frozenset)  # 招商银行|信用卡: a card, not the bank
+    record_types: frozenset[str] = field(default_factory=frozenset)  # what a bare identifier may be (order, booking …)
+    priced_types: frozenset[str] = field(default_factory=frozenset)  # 星卡19元套餐: a price inside the name
+    thing_types: frozenset[str] = field(default_factory=frozenset)  # machines: one may stand for another
+    surnames: frozenset[str] = field(default_factory=frozenset)  # 王, 李 …: a person named by a title starts with one
+    question_not_verbs: WordIndex = field(default_factory=lambda: WordIndex({}))  # 问题: holds 问, asks nothing
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     pronoun_hints: WordIndex = field(default_factory=lambda: WordIndex({}))  # 闪退 → software: what a pronoun does
     ordinals: dict[str, int] = field(default_factory=dict)  # descriptor → position (第二个 → 2, last → -1)
@@ -143,6 +150,12 @@ class CorefLexicon:
     en_backref_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
     en_contrast_re: re.Pattern[str] = re.compile(r"(?!)")
+
+
+def unnamed_type(lex: CorefLexicon, type_: str | None) -> bool:
+    """Whether things of a type are only ever numbers, never names (an order, a booking); a card or
+    an account, which a bank issues, may carry a name (Chase Sapphire card)."""
+    return type_ in lex.record_types and type_ not in lex.issued_types
 
 
 def _words(value: Any, where: str) -> list[str]:
@@ -203,6 +216,7 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         zh_fillers=frozenset(_words(zh.get("fillers"), "open_names.zh.fillers")),
         zh_person_titles=frozenset(titles),
         zh_person_cues=frozenset(cues),
+        zh_code_cues=frozenset(_words(zh.get("code_cues"), "open_names.zh.code_cues")),
         units=re.compile(
             rf"^\d+(?:\.\d+)?(?:{_alternation(_words(spec.get('units'), 'open_names.units')) or '(?!)'})$",
             re.IGNORECASE,
@@ -217,6 +231,7 @@ def _open_names(spec: dict[str, Any]) -> OpenNames:
         en_person_before=_lower(_words(en.get("person_before"), "open_names.en.person_before")),
         en_person_after=_lower(_words(en.get("person_after"), "open_names.en.person_after")),
         en_org_words=_lower(en_org),
+        en_shop_before=_lower(_words(en.get("shop_before"), "open_names.en.shop_before")),
         en_common=_lower(_words(en.get("common"), "open_names.en.common")),
         sw_zh_heads=frozenset(sw_zh_heads),
         sw_zh_verbs=frozenset(sw_zh_verbs),
@@ -269,7 +284,8 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
     en_descriptors = [d.lower() for d in _words(descriptors.get("en"), "descriptors.en")]
     en_dem = _words(en.get("demonstratives"), "anaphora.en.demonstratives")
     en_np = (
-        rf"\b(?P<det>{_alternation(en_dem)}|the)\s+(?:(?P<desc>{_alternation(en_descriptors) or '(?!)'})\s+)?"
+        rf"\b(?P<det>{_alternation(en_dem)}|the)\s+(?:(?P<desc>{_alternation(en_descriptors) or '(?!)'})\s+|"
+        rf"[a-z]{{3,}}(?:ed|ing)\s+)?"  # the cancelled flight, the missing parcel
         rf"(?P<head>{_alternation(en_nouns) or '(?!)'}|ones?)\b"
     )
     en_pron = dict(en.get("pronouns") or {})
@@ -317,6 +333,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         question_markers=tuple(_words(question.get("markers"), "question_rule.markers")),
         clause_breaks=tuple(_words(question.get("clause_breaks"), "question_rule.clause_breaks")),
         question_verbs=WordIndex({v: True for v in _words(question.get("verbs"), "question_rule.verbs")}),
+        question_not_verbs=WordIndex({v: True for v in _words(question.get("not_verbs"), "question_rule.not_verbs")}),
         question_words=WordIndex({w: True for w in _words(lex.get("question_words"), "question_words")}),
         descriptors=WordIndex(
             {
@@ -362,6 +379,10 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         ordinals={str(k): int(v) for k, v in (lex.get("ordinals") or {}).items()}
         | {f"#{n}": n for n in (*range(1, 21), -1)},
         issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
+        record_types=frozenset(_words(lex.get("record_types"), "record_types")),
+        surnames=frozenset(str(names.get("surnames") or "")),
+        thing_types=frozenset(_words(lex.get("thing_types"), "thing_types")),
+        priced_types=frozenset(_words(lex.get("priced_types"), "priced_types")),
     )
 
 

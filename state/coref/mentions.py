@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from state.coref.lexicon import CorefLexicon, DictEntity
+from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
 
@@ -37,6 +37,21 @@ _NOT_NAME_WORDS = (
     "Should Will Shall Did Has Have Had Was Were Am What When Where Why How Who Which Any Just So And But "
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_EN_PLACE_OF = re.compile(r"\b(?:in|at|near|from|to|of)\b", re.IGNORECASE)
+
+
+BARE_IDENTIFIER = "identifier"  # the type of a number no keyword names; record-like references may take it
+_KEYWORD_GAP = re.compile(r"(?:[\s#:：]|号码|编号|号|是|为|\bno\.?|\bnumber\b|\bid\b|\bcode\b|\bis\b)*$", re.IGNORECASE)
+
+
+def _keyword_type(text: str, start: int, lex: CorefLexicon) -> str:
+    """The record type a bare identifier's keyword names (case 418830 → ticket, 申请单号… → application),
+    else `identifier`: the type word must end right before it, with only 号/编号/number/#/: between."""
+    lead = text[max(0, start - 28) : start]
+    for hit in sorted(lex.type_nouns.find(lead), key=lambda h: -h.end):  # "number" itself types nothing
+        if hit.word.lower() != "number" and hit.value in lex.record_types and _KEYWORD_GAP.match(lead, hit.end):
+            return str(hit.value)
+    return BARE_IDENTIFIER
 
 
 def _english_suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
@@ -62,7 +77,7 @@ def _kept_words(text: str, span: tuple[int, int]) -> tuple[list[str], tuple[int,
     span they cover in `text` itself; None when nothing is left or the run crosses a line break
     (a name never does, and the mention must be the text its span points at)."""
     hits = [(w.group(), w.start() + span[0], w.end() + span[0]) for w in re.finditer(r"\S+", text[span[0] : span[1]])]
-    while hits and hits[0][0] in _EN_NOT_NAMES:
+    while hits and (hits[0][0] in _EN_NOT_NAMES or hits[0][0].islower()):  # Has the Dyson: Dyson
         hits.pop(0)
     if not hits:
         return None
@@ -92,12 +107,12 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
     best: tuple[int, str] | None = None
     for hit in lex.type_cues.find(text):
-        if span[0] <= hit.start < span[1]:
-            continue
+        if span[0] <= hit.start < span[1] or unnamed_type(lex, hit.value):
+            continue  # a name is never an order or a booking: "my Uber Eats order", "a reservation at X"
         distance = span[0] - hit.end if hit.end <= span[0] else hit.start - span[1]
         between = text[hit.end : span[0]] if hit.end <= span[0] else text[span[1] : hit.start]
-        if lex.background_cues.find(between):
-            continue  # X周边的酒店: the type word is about X's neighbours, not X
+        if lex.background_cues.find(between) or _EN_PLACE_OF.search(between):
+            continue  # X周边的酒店: the type word is about X's neighbours, not X; a hotel in Lisbon: where it is
         if distance <= 12 and (best is None or distance < best[0]):
             best = (distance, hit.value)
     return None if best is None else best[1]
@@ -162,6 +177,22 @@ def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
     return (hit.word.lower(),)
 
 
+def _head_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
+    """The type of the type noun said right after a capitalised name (Chase Sapphire card, Globex
+    account): the name is one of that kind."""
+    after = text[span[1] : span[1] + 16]
+    hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
+    if hit is None or not hit.word.isascii() or after[hit.end : hit.end + 1].isalpha() or unnamed_type(lex, hit.value):
+        return ()  # my Uber Eats order: the name is no order
+    return (str(hit.value),)
+
+
+def _lead_type(named: Named, lex: CorefLexicon) -> tuple[str, ...]:
+    """A capitalised name opened by a type word (Hotel Marlowe, Museum of Flight, Bank of the West)."""
+    first = named.surface.split()[0]
+    return lex.type_suffixes.get(first, ()) if first.isascii() and len(named.surface.split()) >= 2 else ()
+
+
 def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named]:
     """My router, a Netgear Nighthawk R7000 / 我的路由器是网件R7000: one thing; the name stays, with
     the product word said before it as its kind (and its type, when that is software)."""
@@ -193,7 +224,7 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
     return out
 
 
-def _titled(named: Named, lex: CorefLexicon) -> Named:
+def _titled(named: Named, lex: CorefLexicon) -> Named | None:
     """约王师傅, 骑手李师傅, 皮肤科孙医生: a person named by a title is the surname and the title."""
     if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
         return named
@@ -203,6 +234,8 @@ def _titled(named: Named, lex: CorefLexicon) -> Named:
         return named
     cut = len(named.surface) - len(title) - 1
     name = named.surface[cut:]
+    if lex.surnames and name[0] not in lex.surnames:
+        return None  # 理财经理: a job, not a person (财经理 is no surname and title)
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
 
 
@@ -223,9 +256,10 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         span = (hit.start, hit.end)
         found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
         taken.append(span)
-    for type_name, pattern in lex.identifiers:
+    for pattern_type, pattern in lex.identifiers:
         for m in pattern.finditer(text):
             span = m.span(1)
+            type_name = _keyword_type(text, span[0], lex) if pattern_type == BARE_IDENTIFIER else pattern_type
             if not overlaps(span, taken):
                 found.append(Named(m.group(1), m.group(1), (type_name,), span, "identifier", 0.95))
                 taken.append(span)
@@ -248,11 +282,15 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     out = []
     for named in map(lambda n: _issued(text, n, lex), sorted(found, key=lambda n: n.span)):
         types = named.types
-        used_as = None if named.dictionary or named.source == "open" else _used_as(text, named.span, lex)
+        used_as = (
+            None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
+        )
         if used_as is not None and used_as not in types:
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
+        if not types and named.source == "proper":
+            types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:
             in_focus = focus if not types and named.source != "proper" else None  # Shanghai is no parcel
             hint = _nearest_type(text, named.span, lex) or in_focus
@@ -272,4 +310,20 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 _kinds(text, named, lex),
             )
         )
-    return _appositions(text, [_titled(n, lex) for n in out], lex)
+    return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)
+
+
+_TITLE_END = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof)\.\s*$")
+_TITLED_NAME = re.compile(r"^\s*([A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)")
+
+
+def titled_start(previous: str | None, text: str, found: list[Named]) -> list[Named]:
+    """A sentence split after a title (…with Dr. | Hernandez on Friday): the capitalised words that open
+    it are the person the title names (entity "Dr. Hernandez"); what was found there is replaced."""
+    title = _TITLE_END.search(previous or "")
+    name = _TITLED_NAME.match(text)
+    if title is None or name is None or name.group(1).split()[0] in _EN_NOT_NAMES:
+        return found
+    span = name.span(1)
+    person = Named(name.group(1), f"{title.group(1)}. {name.group(1)}", ("person",), span, "open", 0.6)
+    return sorted([n for n in found if not overlaps(n.span, [span])] + [person], key=lambda n: n.span)

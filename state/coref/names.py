@@ -27,7 +27,8 @@ _QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:分|元|块|星|小时)")
 # a description, not a name: 这家烤肉店, 那段长城 (something said before)
 _DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
 # ... or a kind asked for: 一家粤菜馆, 一家便宜点的温泉酒店 (a short body after an indefinite)
-_INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?]{0,15}的)?$")
+_INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?了]{0,15}的)?$")  # 了: a clause between
+_COUNTED = re.compile(r"^[一二两三四五六七八九十几半每某][个只件台部张条份位种款双套把笔支]")  # 一只基金: indefinite
 _BRANCH_TAIL = re.compile(r"[（(].*[)）]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
@@ -78,7 +79,7 @@ def overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < b and a < span[1] for a, b in taken)
 
 
-def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
+def _trim_left(body: str, lex: CorefLexicon, keep: int, *, priced: bool = False) -> int:
     """Offset in `body` after the last boundary word that still leaves `keep` characters.
 
     A conjunction (和, 或者) is a boundary only where a name ends just before it (A酒店和B宾馆); a
@@ -107,7 +108,7 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int) -> int:
             if (ends_name or long_enough) and len(body) - cut >= max(keep, 2) and cut > best:
                 best = cut
             start = at + 1
-    for m in _QUANTITY.finditer(body):
+    for m in _QUANTITY.finditer(body) if not priced else ():  # 星卡19元套餐: the price is part of a plan's name
         if len(body) - m.end() >= keep and m.end() > best:
             best = m.end()
     if 0 < best < len(body) - keep and body[best - 1] in "这那一哪几每该此" and body[best] in "家个座所位处间":
@@ -135,7 +136,7 @@ def _generic(name: str, lex: CorefLexicon) -> bool:
     return False
 
 
-def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool = False) -> bool:
+def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool = False, priced: bool = False) -> bool:
     core = core_name(name)
     return (
         lex.name_min <= len(name) <= lex.name_max + 16
@@ -144,7 +145,8 @@ def _name_ok(name: str, lex: CorefLexicon, *, digits: bool = True, generic: bool
         and (core not in lex.type_suffixes or core in lex.standalone_names)
         and not lex.not_in_names.search(core)
         and (digits or not _LEADING_DIGIT.match(core))
-        and not _ADDRESS.search(core)
+        and (priced or not _ADDRESS.search(core))
+        and not _COUNTED.match(core)
         and (generic or not _generic(name, lex))
     )
 
@@ -219,7 +221,8 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
             continue  # 山药, 园区: the suffix character is inside a longer word
         if _address_value(text, a):
             continue
-        start = j + _trim_left(body, lex, 1 if len(m.group(0)) < 2 else 0)
+        priced = bool(set(lex.type_suffixes.get(m.group(0), ())) & lex.priced_types)
+        start = j + _trim_left(body, lex, 1 if len(m.group(0)) < 2 else 0, priced=priced)
         if start == j and j > 0 and text[j - 1] in ")）":  # 味多美(良乡店)和开黑电竞烧烤主题餐厅
             start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
         if a - start < 1 and m.group(0) not in lex.standalone_names:
@@ -229,7 +232,12 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
     # the longest candidate wins where two overlap (和颐酒店北京财满街店 over 和颐酒店)
     for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
         name = text[span[0] : span[1]]
-        if overlaps(span, taken) or not _name_ok(name, lex) or _described(text, span, suffix_len(name, lex)):
+        priced = bool(set(suffix_types(name, lex)) & lex.priced_types)
+        if (
+            overlaps(span, taken)
+            or not _name_ok(name, lex, priced=priced)
+            or _described(text, span, suffix_len(name, lex))
+        ):
             continue
         taken.append(span)
         out.append(Named(name, name, suffix_types(name, lex), span, "suffix", 0.8))
@@ -308,7 +316,9 @@ def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> l
     def flush() -> None:
         if run and _value_of_attribute(text, run[0][0], lex):
             run.clear()  # 推荐菜有A, B, C: values of an attribute, not entities
-        if len(run) >= 2 and (run[0][2] or any(overlaps((a, b), taken) for a, b, _ in run)):
+        # a list: opened by a trigger, or one of its items a name found whole (A酒店, B, C); a clause that
+        # merely holds a name (流水号是TX…，对方说没收到) makes no list
+        if len(run) >= 2 and (run[0][2] or any((a, b) in taken for a, b, _ in run)):
             for a, b, _ in run:
                 name = text[a:b]
                 if not overlaps((a, b), taken):

@@ -37,7 +37,8 @@ _DIGIT = re.compile(r"\d")
 _CUE_NAME = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)*\b")
 _CODE = re.compile(r"[A-Z]+-?\d+[A-Z0-9]*")  # FS-02, R7000
 _MODEL_TOKEN = re.compile(
-    r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9\-]{2,}\b|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
+    r"\b(?=[A-Za-z-]*\d)(?=[\d-]*[A-Za-z])[A-Za-z0-9\-]{2,}\b"  # hyphens allowed: NAS-04
+    r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b[A-Z][A-Za-z]+ \d+\b"
 )
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]|^[A-Z][A-Za-z]*\d|\d[A-Za-z]")
 
@@ -94,6 +95,18 @@ def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset
     return None if _zh_head(prev, lex, stop) else i - 1
 
 
+def _zh_brand_run(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
+    """The brand before a product word, allowing one one-character noun between them (苏泊尔|电|压力锅):
+    jieba splits a compound product word and leaves its first character alone."""
+    brand = _zh_brand(tokens, i, lex, stop)
+    if brand is not None or i < 2:
+        return brand
+    glue = tokens[i - 1]
+    if len(glue.text) != 1 or not _CJK.match(glue.text) or not glue.tag.startswith("n") or glue.end != tokens[i].start:
+        return None
+    return _zh_brand(tokens, i - 1, lex, stop)
+
+
 def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     ol = lex.open_names
     tokens = zh_tokens(text)
@@ -106,8 +119,8 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
             taken.append(span)
 
     for first, last, words in _latin_runs(tokens, text):
-        if not _model_like(words, ol):
-            continue
+        if not _model_like(words, ol) or (first > 0 and tokens[first - 1].text in ol.zh_code_cues):
+            continue  # 报E15, 提示0x80070005: an error code, not a model
         start = first
         if first > 0 and _zh_head(tokens[first - 1], ol, stop):  # 兄弟打印机|HL-2260, 小天才电话手表|Z9
             start = first - 1
@@ -118,7 +131,7 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         add((tokens[start].start, tokens[last].end), typed, 0.8)
     for i, token in enumerate(tokens):
         if _zh_head(token, ol, stop):
-            brand = _zh_brand(tokens, i, ol, stop)
+            brand = _zh_brand_run(tokens, i, ol, stop)
             if brand is not None:
                 add((tokens[brand].start, token.end), "product", 0.75)
             elif _zh_owned(tokens, i, ol):
@@ -126,10 +139,9 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         elif _fused_brand(token, ol, stop):
             add((token.start, token.end), "product", 0.7)  # 格力空调 as one word
         elif token.text in ol.zh_org_words:
-            if i > 0 and tokens[i - 1].end == token.start and tokens[i - 1].tag in ol.zh_brand_tags:
-                prev = tokens[i - 1]
-                if len(prev.text) >= 2 and prev.text not in stop:
-                    add((prev.start, prev.end), "organization", 0.7)
+            run_start = _zh_noun_run(tokens, i, ol, stop)  # 顺丰|快递, 老乡|鸡|外卖: the nouns before it
+            if run_start is not None:
+                add((tokens[run_start].start, tokens[i - 1].end), "organization", 0.7)
         elif token.tag == "nt" and len(token.text) >= 2 and token.text not in stop:
             add((token.start, token.end), "organization", 0.6)
         elif token.tag == "nr" and 2 <= len(token.text) <= 3 and _zh_person(tokens, i, ol):
@@ -149,6 +161,29 @@ def _zh_head(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
     )
 
 
+_ZH_NAME_PART_TAGS = frozenset({"z", "vn"})  # 麻辣烫 is a "status word" to jieba, inside 杨国福麻辣烫
+
+
+def _zh_noun_run(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
+    """The first of up to three nouns right before token `i`, together two characters or more, none a
+    stop word (老乡|鸡 before 外卖); None when there is none."""
+    first = None
+    j = i - 1
+    while (
+        j >= 0
+        and i - j <= 3
+        and tokens[j].end == tokens[j + 1].start
+        and (tokens[j].tag in lex.zh_brand_tags or tokens[j].tag in _ZH_NAME_PART_TAGS)
+        and _CJK.match(tokens[j].text)
+        and tokens[j].text not in stop
+    ):
+        first = j
+        j -= 1
+    if first is None or tokens[i - 1].end - tokens[first].start < 2:
+        return None
+    return first
+
+
 def _fused_brand(token: Token, lex: OpenNames, stop: frozenset[str]) -> bool:
     """A word that is a brand and a product word in one (格力空调, 华为手机)."""
     if token.tag not in lex.zh_brand_tags or token.tag == "eng" or len(token.text) < 4 or token.text in stop:
@@ -162,6 +197,26 @@ def _zh_person(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
     before = tokens[i - 1].text if i > 0 else ""
     after = tokens[i + 1].text if i + 1 < len(tokens) else ""
     return any(before.endswith(t) for t in lex.zh_person_titles) or after in lex.zh_person_cues
+
+
+_ZH_ROLE_END = "员人师官长任理问"  # 信贷员, 代理人, 规划师, 专员, 主任, 经理, 顾问: the end of a role word
+_ZH_PERSON_TAGS = frozenset({"nr", "nrfg", "nrt"})
+
+
+def _zh_role_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
+    """信贷员刘欣, 保险代理人吴芳: a name jieba tags as a person's, opening with a surname, right after a
+    word that ends like a role. The pattern runs first; jieba only where it matches."""
+    out: list[Named] = []
+    starts = [i for i in range(1, len(text)) if text[i - 1] in _ZH_ROLE_END and text[i] in lex.surnames]
+    if not starts:
+        return out
+    for token in zh_tokens(text):
+        if token.start in starts and token.tag in _ZH_PERSON_TAGS and 2 <= len(token.text) <= 3:
+            span = (token.start, token.end)
+            if not overlaps(span, taken):
+                out.append(_named(text, span, "person", 0.7))
+                taken.append(span)
+    return out
 
 
 def _zh_owned(tokens: tuple[Token, ...], i: int, lex: OpenNames) -> bool:
@@ -187,7 +242,8 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
     while i < len(tokens):  # brand + model (+ product word): iPhone 15 Pro, Dell XPS 13, Bose headphones
         tok = tokens[i]
         coded = _LATIN_WORD.fullmatch(tok.text) and (_INNER_CAPITAL.search(tok.text) or _CODE.fullmatch(tok.text))
-        if tok.tag != "PROPN" and not coded:
+        quantity = i > 0 and bool(ol.units.match(tokens[i - 1].text + tok.text))  # 5 GHz: a unit, no brand
+        if (tok.tag != "PROPN" and not coded) or quantity or _shop_called(tokens, i, lex):
             i += 1
             continue
         j = i
@@ -206,7 +262,9 @@ def _en(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         software = nxt is not None and nxt.text.lower() in ol.sw_en_heads  # the GlobalProtect client
         head = nxt is not None and (
             nxt.text.lower() in ol.en_product_heads
-            or (nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words)
+            or (
+                nxt.tag == "NOUN" and nxt.text.lower() not in ol.en_not_products | ol.en_org_words | ol.en_run_breaks
+            )  # Taco Loco tonight: a time word is no product word
         )
         if _model_like(words, ol):
             before = tokens[i - 1].text.lower() if i > 0 else ""
@@ -314,7 +372,8 @@ def _zh_software(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
         inside = [i for i, t in enumerate(tokens) if start <= t.start and t.end <= failure.start()]
         possessive = [i for i in inside[:4] if tokens[i].text == "的"]
         subject: list[int] = []
-        for first in ([inside[0]] if inside else []) + [i + 1 for i in possessive[:1] if i + 1 in inside]:
+        # after 的 first (新装的|飞书, 公司的|企业微信: the owner or a modifier comes before), else the clause's start
+        for first in [i + 1 for i in possessive[:1] if i + 1 in inside] + ([inside[0]] if inside else []):
             subject = run(first, 1, 0)  # the clause's start, else after 的 (公司的|企业微信, 荣耀X50上装的|剪映)
             if subject and not overlaps((tokens[subject[0]].start, tokens[subject[-1]].end), taken):
                 break
@@ -366,6 +425,16 @@ def _en_software(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> 
     return out
 
 
+def _shop_called(tokens: tuple[Token, ...], k: int, lex: CorefLexicon) -> bool:
+    """A seller called CaseCraft, a shop named Bloom & Co: the name after called/named is the
+    organisation the noun before names."""
+    if k < 2 or tokens[k - 1].text.lower() not in ("called", "named"):
+        return False
+    noun = tokens[k - 2].text.lower()
+    hit = next(iter(lex.type_nouns.find(noun)), None)
+    return noun in lex.open_names.en_org_words or (hit is not None and hit.value == "organization" and hit.word == noun)
+
+
 def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     """People and organisations: a run of proper nouns with a person cue beside it (Maria from sales,
     Mr Chen, told Maria) or an organisation word after it (Amazon support, Chase Bank)."""
@@ -380,13 +449,17 @@ def _en_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> li
         end = k
         while end + 1 < len(tokens) and tokens[end + 1].tag == "PROPN":
             end += 1
-        before = tokens[k - 1].text.lower().rstrip(".") if k > 0 else ""
+        b = k - 2 if k >= 2 and tokens[k - 1].text == "," else k - 1  # my advisor, Daniel Okafor
+        before = tokens[b].text.lower().rstrip(".") if b >= 0 else ""
         after = tokens[end + 1].text.lower() if end + 1 < len(tokens) else ""
         span = (tokens[k].start, tokens[end].end)
         type_ = None
-        if before in ol.en_person_before or after in ol.en_person_after:
+        bought = before == "from" and b >= 1 and tokens[b - 1].text.lower() in ol.en_shop_before
+        if _shop_called(tokens, k, lex):  # a seller called CaseCraft
+            type_ = "organization"
+        elif before in ol.en_person_before or after in ol.en_person_after:
             type_ = "person"
-        elif after in ol.en_org_words:
+        elif after in ol.en_org_words or bought:  # Amazon support; an order from Shake Shack: a shop
             type_ = "organization"
         if type_ is not None and not overlaps(span, taken):
             out.append(_named(text, span, type_, 0.6))
@@ -403,8 +476,11 @@ def _people_cue(text: str, lex: OpenNames) -> bool:
             continue
         before = text[: m.start()].split()[-1:] if m.start() else []
         after = text[m.end() :].split()[:1]
-        if (before and before[0].lower().rstrip(".") in lex.en_person_before) or (
-            after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words
+        shop = text[: m.start()].split()[-2:]
+        if (
+            (before and before[0].lower().rstrip(".,") in lex.en_person_before)
+            or (len(shop) == 2 and shop[1].lower() == "from" and shop[0].lower() in lex.en_shop_before)
+            or (after and after[0].lower().strip(".,!?") in lex.en_person_after | lex.en_org_words)
         ):
             return True
     return False
@@ -431,6 +507,8 @@ def open_names(
         if products and ol.zh_gate.search(text):
             found.extend(_zh(text, lex, taken))  # 索尼A7M4相机报错: a product first
             found.extend(_zh_software(text, lex, taken))
+        if people:
+            found.extend(_zh_role_people(text, lex, taken))
     elif _LATIN.search(text):
         if products and (ol.en_gate.search(text) or _MODEL_TOKEN.search(text)):
             found.extend(_en_software(text, lex, taken))

@@ -25,13 +25,21 @@ from datetime import datetime
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
-from state.coref.lexicon import CorefLexicon
-from state.coref.mentions import extract_mentions
+from state.coref.lexicon import CorefLexicon, unnamed_type
+from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
 _CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
+_WORD_END = re.compile(
+    r"$|[^\u4e00-\u9fff]|[是的了吗呢还也都就在有不很被把给让会能要没怎为才又再已]"
+)  # 这个锅|是: 锅 is a word
+# the key (for Yubikey) ending its phrase: a word, then punctuation, the end, or a word that is no noun
+_WORD_END_EN = re.compile(
+    r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
+    r"still|again|and|or|but|that|yet|now|anymore|itself|work|works|worked|stopped|keeps|won't|doesn't|isn't)\b)"
+)
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
@@ -77,8 +85,10 @@ class CorefTurn:
 
 def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
     """2: the types agree; 1: the mention is untyped; 0: they disagree."""
-    if not types:
-        return 1
+    if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
+        return 0 if unnamed_type(lex, anaphor_type) else 1
+    if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
+        return 1 if anaphor_type is None else 2 if anaphor_type in lex.record_types else 0
     if anaphor_type is None:
         if types == ("person",):
             return 0
@@ -101,10 +111,21 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
     if n is None:
         return None
     typed = [
-        m for m in candidates if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and m.types)
+        m
+        for m in candidates
+        if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and _compatible(None, m.types, lex))
     ]
     for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
-        named = list(dict.fromkeys(m.entity for m in typed if m.turn_id == turn))
+        said = [m for m in typed if m.turn_id == turn]
+        named = list(dict.fromkeys(m.entity for m in said))
+        by_type: dict[tuple[str, ...], list[str]] = {}
+        for m in said:  # two lamps, orders A and B: "the first one" counts the orders, the kind said twice
+            by_type.setdefault(m.types, [])
+            if m.entity not in by_type[m.types]:
+                by_type[m.types].append(m.entity)
+        groups = [g for g in by_type.values() if len(g) >= 2]
+        if len(groups) == 1:
+            named = groups[0]
         if len(named) >= 2 and n <= len(named):
             entity = named[n - 1] if n > 0 else named[-1]
             return next(m for m in reversed(typed) if m.entity == entity)
@@ -154,6 +175,22 @@ def _choose(
             if _compatible(anaphor.type, mention.types, lex) == 2:
                 confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
                 return mention, confidence * penalty
+    if anaphor.type in lex.thing_types:
+        # that server for FS-09 said as "the shared drive on FS-09", the device for a key: with nothing of
+        # the asked type, another kind of machine or product said before
+        things = [m for m in candidates if set(m.types) & lex.thing_types]
+        if things:
+            return things[-1], anaphor.confidence * 0.5
+    if (
+        anaphor.type in lex.business_types
+        and anaphor.kind != "contrast"
+        and not any(set(m.types) & lex.place_types for m in candidates)
+    ):
+        # 这家店, the restaurant, that place with no place named: the shop said as an organisation
+        # (美团点的老乡鸡外卖, an order from Shake Shack)
+        shops = [m for m in candidates if "organization" in m.types]
+        if shops:
+            return shops[-1], 0.4
     for mention in reversed(candidates):
         if _compatible(anaphor.type, mention.types, lex) == 1:
             return mention, anaphor.confidence * 0.6
@@ -173,6 +210,13 @@ def _choose(
         for mention in reversed([m for m in candidates if m.salient] or candidates):
             return mention, 0.3
     return None, 0.0
+
+
+def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
+    """An untyped name a typed reference bound to (Microsoft Teams … the app) is of that type from now on."""
+    if chosen.types or anaphor.type is None or anaphor.type == BUSINESS or anaphor.kind == "contrast":
+        return chosen.types
+    return (anaphor.type,)
 
 
 def _pronoun_hint(text: str, anaphor: Anaphor, lex: CorefLexicon) -> str | None:
@@ -224,15 +268,16 @@ def _tail_references(
     entity. Not for places, whose names end in their type (这家酒店 is any hotel said last, not the
     one whose name ends in 酒店)."""
     found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
-    things = [m for m in reversed(candidates) if not set(m.types) & lex.place_types]
+    things = [m for m in reversed(candidates) if not set(m.types) & (lex.place_types | {"person"})]
     pointers = list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)) + list(_CLAUSE_START.finditer(text))
     for pointer in pointers:
         at = pointer.end()
         bare = pointer.start() == at
+        classified = len(pointer.group()) >= 2 and not pointer.group().isascii()  # 这个|锅, 那台|机
         for mention in things:
             if bare and mention.entity.isascii():
                 continue
-            tail = _tail_at(text, at, mention.entity)
+            tail = _tail_at(text, at, mention.entity, classified=classified, pointed=not bare)
             if tail is None:
                 continue
             span = (pointer.start(), at + len(tail))
@@ -244,18 +289,30 @@ def _tail_references(
     return found
 
 
-def _tail_at(text: str, at: int, entity: str) -> str | None:
-    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`."""
+def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, pointed: bool = False) -> str | None:
+    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`;
+    after a pointer with a classifier one character will do (这个锅 for 苏泊尔电压力锅). After the/that,
+    a capitalised brand (the Dyson for Dyson V15) or the end of a word of the name (the key for
+    Yubikey 5C) also refers to it."""
     if entity.isascii():  # a word of the name after the brand: the pot (Instant Pot Duo)
-        for word in entity.split()[1:]:
+        words = entity.split()
+        for n, word in enumerate(words):
+            if n == 0 and not (pointed and len(words) > 1 and text[at : at + 1].isupper()):
+                continue
             end = at + len(word)
             said = text[at:end]
             if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
                 return said
+        if pointed:
+            end_of_word = _WORD_END_EN.match(text, at)
+            part = end_of_word.group() if end_of_word else ""
+            if part and any(w.lower().endswith(part) and w.lower() != part for w in words):
+                return part  # the key: Yubikey
         return None
-    for k in range(1, len(entity) - 1):
+    for k in range(1, len(entity)):
         tail = entity[k:]
-        if re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) and text.startswith(tail, at):
+        one = classified and re.fullmatch(r"[\u4e00-\u9fff]", tail) and _WORD_END.match(text, at + 1) is not None
+        if (re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) or one) and text.startswith(tail, at):
             return tail
     return None
 
@@ -310,11 +367,12 @@ def _anaphor_anchor(anaphor: Anaphor, sentence: Sentence, chosen: Mention | None
 
 
 def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, int]) -> CorefAnchor:
-    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person, or what
-    precedes the verb in its clause) is not guessed."""
+    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person before
+    the verb, or what precedes the verb in its clause) is not guessed. The one asked (ask him, 问问他)
+    is the verb's object: kept, for review."""
     start = anchor.mention_span[0] - sentence.start if anchor.mention_span else 0
     subject = clause[0] <= start < clause[1]
-    if anchor.kind != "entity" and (anchor.entity_type == "person" or subject):
+    if anchor.kind != "entity" and ((anchor.entity_type == "person" and start < clause[1]) or subject):
         return anchor.model_copy(update={"resolved_entity": None, "confidence": 0.0, "needs_human_review": True})
     return anchor.model_copy(update={"needs_human_review": True})
 
@@ -372,8 +430,10 @@ def resolve_turn(
     focus = state.focus
     referred = False
     landmarks: set[int] = set()  # refreshed referents said as a landmark (酒店附近)
+    previous: str | None = None
     for sentence in turn.sentences:
-        named = extract_mentions(sentence.text, lex, focus=state.focus)
+        named = titled_start(previous, sentence.text, extract_mentions(sentence.text, lex, focus=state.focus))
+        previous = sentence.text
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
@@ -423,6 +483,7 @@ def resolve_turn(
                         descriptors=tuple(dict.fromkeys(chosen.descriptors + item.descriptors)),
                         seq=seq,
                         salient=True,
+                        types=_learned_types(chosen, item),
                     )
                 )
         if not named and not referred:
