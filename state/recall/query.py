@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from state.recall.config import ClassSpec, RecallTables
+from state.recall.focus import Focus, answer_focus
 from state.recall.lexical import tokenize
 
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)(?:'s)?\b")
@@ -39,6 +40,7 @@ class QueryAnalysis:
     semantic_text: str
     entities: tuple[str, ...]
     needs_certainty: bool
+    focus: Focus
 
 
 def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
@@ -152,6 +154,7 @@ def analyse_query(
         semantic_text=strip_names(text, names),
         entities=tuple(dict.fromkeys([*identifiers(text), *entities])),
         needs_certainty=bool(spec and spec.needs_certainty),
+        focus=answer_focus(text, tables.focus_handling, tables.focus_own),
     )
 
 

@@ -67,3 +67,11 @@ def test_identifiers_and_caller_entities_are_merged() -> None:
 def test_explicit_statements() -> None:
     assert is_explicit_statement("Actually I already got the refund", TABLES)
     assert not is_explicit_statement("Did I get the refund?", TABLES)
+
+
+def test_answer_focus_reads_the_question() -> None:
+    tables = load_tables()
+    assert analyse_query("上周五我找你们是为了什么事来着", tables).focus == "own"
+    assert analyse_query("上次尺码发错的事后来怎么处理的？", tables).focus == "handling"
+    assert analyse_query("我报修的那个问题现在处理得怎么样了？", tables).focus == "answer"  # how it stands
+    assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"

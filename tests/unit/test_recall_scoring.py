@@ -260,3 +260,36 @@ def test_ranking_keeps_the_order_below_the_calibrated_range_and_the_floor_does_n
     s = score_pool(q, _batch(units, sims=[0.79, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert s.semantic.tolist() == [0.0, 0.0]  # what the abstain floor reads
     assert s.relevance[0] > s.relevance[1] > 0.0
+
+
+def _exchange(request_type: str):
+    """A customer's turn and the agent's reply to it, in one session."""
+    return [
+        unit("please cancel my gym add-on", n=1, session="s1", unit_type=request_type),
+        unit("cancelled", n=2, session="s1", speaker_role="agent", unit_type="statement"),
+    ]
+
+
+def test_an_own_question_ranks_the_customers_request_over_the_agents_acknowledgement() -> None:
+    q = analyse_query("What did I cancel?", TABLES)
+    assert q.focus == "own"
+    s = score_pool(q, _batch(_exchange("action_request"), sims=[0.84, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.relevance[0] > s.relevance[1] > 0.0
+    plain = analyse_query("cancel", TABLES)  # the same exchange, no own focus: the closer reply first
+    assert plain.focus == "answer"
+    p = score_pool(plain, _batch(_exchange("action_request"), sims=[0.84, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert p.relevance[1] > p.relevance[0]
+
+
+def test_a_handling_question_ranks_the_agents_reply_to_a_complaint_over_the_complaint() -> None:
+    units = [
+        unit("the size you sent is wrong", n=1, session="s1", unit_type="complaint"),
+        unit("we will send the right size tomorrow", n=2, session="s1", speaker_role="agent", unit_type="commitment"),
+    ]
+    q = analyse_query("How was it handled when the size was wrong?", TABLES)
+    assert q.focus == "handling"
+    s = score_pool(q, _batch(units, sims=[0.9, 0.85]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.relevance[1] > s.relevance[0]
+    plain = analyse_query("the size was wrong", TABLES)
+    p = score_pool(plain, _batch(units, sims=[0.9, 0.85]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert p.relevance[0] > p.relevance[1]  # a complaint is no question: without the focus it keeps its rank
