@@ -52,6 +52,7 @@ class RelevanceWeights:
     open_issue: float
     promise: float
     time_match: float
+    version_min_overlap: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +123,7 @@ class RecallTables:
     stopwords: frozenset[str]
     focus_handling: tuple[str, ...]
     focus_own: tuple[str, ...]
+    focus_current: tuple[str, ...]
 
     def abstain_for(self, embedder: str) -> AbstainPolicy:
         """The embedder's calibration, else `default`."""
@@ -245,6 +247,7 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         stopwords=frozenset(w for lang in stop.values() for w in _words(lang, "lexicon.stopwords")),
         focus_handling=tuple(w.lower() for w in _words(focus.get("handling"), "lexicon.focus.handling")),
         focus_own=tuple(w.lower() for w in _words(focus.get("own"), "lexicon.focus.own")),
+        focus_current=tuple(w.lower() for w in _words(focus.get("current"), "lexicon.focus.current")),
     )
 
 

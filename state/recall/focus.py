@@ -9,7 +9,13 @@ answer (`state.recall.scoring`). Which turn that is depends on the question:
   answered by the agent's next turn, the way it was handled, as a question by its reply;
 * `own` ("我找你们是为了什么事", "what did I cancel"): the question asks what the customer
   themself asked or said, so the agent's reply to a customer's turn ("Cancelled.", "已为您
-  预约…") hands relevance back to the customer's turn it acknowledges.
+  预约…") hands relevance back to the customer's turn it acknowledges;
+* `current` ("我现在约的保洁是哪天？", "my current plan"): the current state of a matter: the
+  agent's reply to a request states it (as for `handling`), and a newer version of a statement
+  supersedes the earlier one (`state.recall.versions`).
+
+Phrases are matched on the lower-cased question: Latin ones as whole words ("now" is not in
+"know"), CJK ones as substrings.
 
 Input: the question text and the focus phrases of the recall lexicon; per turn, whether it asks,
 whether it is a customer's issue and who said it. Output: the focus, and per link between two
@@ -18,13 +24,14 @@ consecutive turns its direction. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-Focus = Literal["answer", "handling", "own"]
+Focus = Literal["answer", "handling", "own", "current"]
 B = npt.NDArray[np.bool_]
 
 # Unit types that put a matter to the agent (a question asks anyway): for a handling question the
@@ -32,21 +39,36 @@ B = npt.NDArray[np.bool_]
 ISSUE_TYPES = frozenset({"complaint", "repeat_complaint", "action_request"})
 
 
-def answer_focus(text: str, handling: Sequence[str], own: Sequence[str]) -> Focus:
-    """The question's focus from its phrases (lower-cased substrings); `own` wins over `handling`.
+def says(text: str, phrases: Sequence[str]) -> bool:
+    """One of the lower-cased phrases is in the text: Latin ones as whole words, others as substrings.
+
+    >>> says("What did it cost?", ["what did i"]), says("What did I order?", ["what did i"])
+    (False, True)
+    >>> says("我现在约的保洁", ["现在"])
+    True
+    """
+    lowered = text.lower()
+    return any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered) if p.isascii() else p in lowered for p in phrases)
+
+
+def answer_focus(text: str, handling: Sequence[str], own: Sequence[str], current: Sequence[str] = ()) -> Focus:
+    """The question's focus from its phrases; `own` wins over `handling`, `handling` over `current`.
 
     >>> answer_focus("上次尺码发错的事后来怎么处理的？", ["后来怎么"], ["我找你们"])
     'handling'
     >>> answer_focus("What did I cancel last Monday?", ["how was it handled"], ["what did i"])
     'own'
-    >>> answer_focus("When is the technician coming?", ["how was it handled"], ["what did i"])
+    >>> answer_focus("What is my current plan?", [], [], ["current"])
+    'current'
+    >>> answer_focus("When is the technician coming?", ["how was it handled"], ["what did i"], ["now"])
     'answer'
     """
-    lowered = text.lower()
-    if any(p in lowered for p in own):
+    if says(text, own):
         return "own"
-    if any(p in lowered for p in handling):
+    if says(text, handling):
         return "handling"
+    if says(text, current):
+        return "current"
     return "answer"
 
 
@@ -74,5 +96,6 @@ def link_directions(focus: Focus, asks: B, customer: B, issue: B) -> tuple[B, B]
     to_agent = customer[:-1] & ~customer[1:]
     if focus == "own":
         return asks[:-1] & ~to_agent, to_agent
-    forward = asks[:-1] | (to_agent & issue[:-1]) if focus == "handling" else asks[:-1].copy()
+    replied = focus in ("handling", "current")
+    forward = asks[:-1] | (to_agent & issue[:-1]) if replied else asks[:-1].copy()
     return forward, np.zeros(forward.size, dtype=bool)

@@ -154,7 +154,7 @@ def analyse_query(
         semantic_text=strip_names(text, names),
         entities=tuple(dict.fromkeys([*identifiers(text), *entities])),
         needs_certainty=bool(spec and spec.needs_certainty),
-        focus=answer_focus(text, tables.focus_handling, tables.focus_own),
+        focus=answer_focus(text, tables.focus_handling, tables.focus_own, tables.focus_current),
     )
 
 

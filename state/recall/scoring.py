@@ -48,6 +48,7 @@ from state.recall.config import RecallTables
 from state.recall.focus import Focus, link_directions, turn_roles
 from state.recall.lexical import bm25_share, tokenize
 from state.recall.query import QueryAnalysis
+from state.recall.versions import apply_versions
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -201,6 +202,37 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float, focus: Focus) -
     )
 
 
+def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: float, min_overlap: float) -> F:
+    """Relevance with newer versions of a turn applied (`state.recall.versions`), at turn level:
+    every unit of a turn is scaled as its turn is."""
+    if len(batch) < 2:
+        return rel
+    turn = batch.turn if batch.turn is not None else np.arange(len(batch))
+    _, of_turn = np.unique(turn, return_inverse=True)
+    m = int(of_turn.max()) + 1
+    t_rel, t_ts = np.zeros(m), np.full(m, np.nan)
+    np.maximum.at(t_rel, of_turn, rel)
+    t_ts[of_turn] = batch.ts
+    customer, _ = turn_roles(batch.payloads)
+    t_customer = np.zeros(m, dtype=bool)
+    t_customer[of_turn] = customer
+    words: list[set[str]] = [set() for _ in range(m)]
+    for i, toks in enumerate(batch.tokens):
+        words[of_turn[i]].update(toks)
+    t_new = apply_versions(
+        t_rel,
+        [frozenset(w) for w in words],
+        t_ts,
+        t_customer,
+        inherit=inherit,
+        outdated=outdated,
+        min_overlap=min_overlap,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(t_rel > 0, t_new / t_rel, 0.0)
+    return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
+
+
 def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
     """1 for a memory said inside one of the periods, exp(-days outside) near one, 0 without periods."""
     if not ranges or ts.size == 0:
@@ -287,6 +319,8 @@ def score_pool(
     defers = (prev_defers & (prev > 0)) | (next_defers & (nxt > 0))
     own = np.where(defers, rw.asking * base, base)
     in_context = np.maximum.reduce([own, share_prev * prev, share_next * nxt]) * content
+    if query.focus == "current" and not still_waiting:
+        in_context = _newer_versions(batch, in_context, rw.neighbour_prev, rw.asking, rw.version_min_overlap)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

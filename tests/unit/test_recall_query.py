@@ -73,5 +73,6 @@ def test_answer_focus_reads_the_question() -> None:
     tables = load_tables()
     assert analyse_query("上周五我找你们是为了什么事来着", tables).focus == "own"
     assert analyse_query("上次尺码发错的事后来怎么处理的？", tables).focus == "handling"
-    assert analyse_query("我报修的那个问题现在处理得怎么样了？", tables).focus == "answer"  # how it stands
+    assert analyse_query("我现在约的保洁是哪天？", tables).focus == "current"
+    assert analyse_query("What did it cost?", tables).focus == "answer"  # whole words: not "what did i"
     assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"

@@ -293,3 +293,23 @@ def test_a_handling_question_ranks_the_agents_reply_to_a_complaint_over_the_comp
     plain = analyse_query("the size was wrong", TABLES)
     p = score_pool(plain, _batch(units, sims=[0.9, 0.85]), TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert p.relevance[0] > p.relevance[1]  # a complaint is no question: without the focus it keeps its rank
+
+
+def test_a_current_question_ranks_the_newer_version_of_a_booking_over_the_first_one() -> None:
+    agent = {"speaker_role": "agent", "unit_type": "status_update"}
+    units = [
+        unit("book me a cleaning on wednesday afternoon", n=1, session="s1", unit_type="action_request"),
+        unit("booked the cleaning for june 4 at 2 pm", n=2, session="s1", **agent),
+        unit("booked the cleaning for june 14 at 9 am", n=3, session="s2", ts=T0 + timedelta(days=5), **agent),
+    ]
+    sims = [0.9, 0.9, 0.82]
+    q = analyse_query("Which day is my cleaning booked for now?", TABLES)
+    assert q.focus == "current"
+    s = score_pool(q, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(s, 1) == [2]
+    plain = analyse_query("Which day is my cleaning booked for?", TABLES)  # no current focus: the closer first
+    p = score_pool(plain, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(p, 1) != [2]
+    waiting = analyse_query("the cleaning is still not done now", TABLES)  # still waiting: no versions
+    w = score_pool(waiting, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9), still_waiting=True)
+    assert w.relevance[2] < s.relevance[2]
