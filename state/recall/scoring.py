@@ -213,9 +213,9 @@ def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: flo
     t_rel, t_ts = np.zeros(m), np.full(m, np.nan)
     np.maximum.at(t_rel, of_turn, rel)
     t_ts[of_turn] = batch.ts
-    customer, _ = turn_roles(batch.payloads)
-    t_customer = np.zeros(m, dtype=bool)
-    t_customer[of_turn] = customer
+    _, speaker_codes = np.unique(np.array(batch.speakers, dtype=object).astype(str), return_inverse=True)
+    t_speaker = np.zeros(m, dtype=np.int64)
+    t_speaker[of_turn] = speaker_codes
     words: list[set[str]] = [set() for _ in range(m)]
     for i, toks in enumerate(batch.tokens):
         words[of_turn[i]].update(toks)
@@ -223,7 +223,7 @@ def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: flo
         t_rel,
         [frozenset(w) for w in words],
         t_ts,
-        t_customer,
+        t_speaker,
         inherit=inherit,
         outdated=outdated,
         min_overlap=min_overlap,
