@@ -75,4 +75,6 @@ def test_answer_focus_reads_the_question() -> None:
     assert analyse_query("上次尺码发错的事后来怎么处理的？", tables).focus == "handling"
     assert analyse_query("我现在约的保洁是哪天？", tables).focus == "current"
     assert analyse_query("What did it cost?", tables).focus == "answer"  # whole words: not "what did i"
+    assert analyse_query("How did that get resolved in the end?", tables).focus == "handling"
+    assert analyse_query("Why did I call you last week?", tables).focus == "own"
     assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"
