@@ -5,8 +5,9 @@ answer (`state.recall.scoring`). Which turn that is depends on the question:
 
 * `answer` (the default): a turn that asks is answered by the next turn ("How long have you
   been painting?" → the reply holds the answer);
-* `handling` ("后来怎么处理的", "how was it handled"): the customer's complaint or request is
-  answered by the agent's next turn, the way it was handled, as a question by its reply;
+* `handling` ("后来怎么处理的", "how was it handled"): what the customer said (a complaint, a
+  request, however it was typed at write time) is answered by the agent's next turn, the way it
+  was handled, as a question by its reply;
 * `own` ("我找你们是为了什么事", "what did I cancel"): the question asks what the customer
   themself asked or said, so the agent's reply to a customer's turn ("Cancelled.", "已为您
   预约…") hands relevance back to the customer's turn it acknowledges;
@@ -17,8 +18,8 @@ answer (`state.recall.scoring`). Which turn that is depends on the question:
 Phrases are matched on the lower-cased question: Latin ones as whole words ("now" is not in
 "know"), CJK ones as substrings.
 
-Input: the question text and the focus phrases of the recall lexicon; per turn, whether it asks,
-whether it is a customer's issue and who said it. Output: the focus, and per link between two
+Input: the question text and the focus phrases of the recall lexicon; per turn, whether it asks
+and whether the customer said it. Output: the focus, and per link between two
 consecutive turns its direction. Pure.
 """
 
@@ -33,10 +34,6 @@ import numpy.typing as npt
 
 Focus = Literal["answer", "handling", "own", "current"]
 B = npt.NDArray[np.bool_]
-
-# Unit types that put a matter to the agent (a question asks anyway): for a handling question the
-# agent's reply to them is their answer.
-ISSUE_TYPES = frozenset({"complaint", "repeat_complaint", "action_request"})
 
 
 def says(text: str, phrases: Sequence[str]) -> bool:
@@ -72,30 +69,28 @@ def answer_focus(text: str, handling: Sequence[str], own: Sequence[str], current
     return "answer"
 
 
-def turn_roles(payloads: Sequence[Mapping[str, Any]]) -> tuple[B, B]:
-    """Per unit: said by the customer, and a matter put to the agent (a complaint or a request)."""
-    customer = np.array([str(p.get("speaker_role", "customer")) == "customer" for p in payloads], dtype=bool)
-    issue = np.array([str(p.get("unit_type")) in ISSUE_TYPES for p in payloads], dtype=bool)
-    return customer, issue
+def said_by_customer(payloads: Sequence[Mapping[str, Any]]) -> B:
+    """Per unit: said by the customer (the speaker's role; labels of content are not read here)."""
+    return np.array([str(p.get("speaker_role", "customer")) == "customer" for p in payloads], dtype=bool)
 
 
-def link_directions(focus: Focus, asks: B, customer: B, issue: B) -> tuple[B, B]:
+def link_directions(focus: Focus, asks: B, customer: B) -> tuple[B, B]:
     """For each pair of consecutive turns (k, k+1), arrays of length len(asks) - 1:
 
     `forward`: turn k asks and turn k+1 holds the answer;
     `backward`: turn k+1 acknowledges turn k, which holds the answer (the `own` focus).
 
-    >>> a = np.array([False, False]); c = np.array([True, False]); i = np.array([True, False])
-    >>> [x.tolist() for x in link_directions("answer", a, c, i)]
+    >>> a = np.array([False, False]); c = np.array([True, False])
+    >>> [x.tolist() for x in link_directions("answer", a, c)]
     [[False], [False]]
-    >>> [x.tolist() for x in link_directions("handling", a, c, i)]
+    >>> [x.tolist() for x in link_directions("handling", a, c)]
     [[True], [False]]
-    >>> [x.tolist() for x in link_directions("own", a, c, i)]
+    >>> [x.tolist() for x in link_directions("own", a, c)]
     [[False], [True]]
     """
     to_agent = customer[:-1] & ~customer[1:]
     if focus == "own":
         return asks[:-1] & ~to_agent, to_agent
     replied = focus in ("handling", "current")
-    forward = asks[:-1] | (to_agent & issue[:-1]) if replied else asks[:-1].copy()
+    forward = asks[:-1] | to_agent if replied else asks[:-1].copy()
     return forward, np.zeros(forward.size, dtype=bool)

@@ -45,7 +45,7 @@ import numpy.typing as npt
 from state.recall.candidates import CandidateBatch as CandidateBatch  # re-exported
 from state.recall.candidates import candidate_batch as candidate_batch
 from state.recall.config import RecallTables
-from state.recall.focus import Focus, link_directions, turn_roles
+from state.recall.focus import Focus, link_directions, said_by_customer
 from state.recall.lexical import bm25_share, tokenize
 from state.recall.query import QueryAnalysis
 from state.recall.versions import apply_versions
@@ -168,11 +168,10 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float, focus: Focus) -
     m = codes.size
     if m < 2:
         return prev, nxt, none, none.copy(), none.copy(), none.copy()
-    customer, issue = turn_roles(batch.payloads)
-    t_rel, t_asks, t_issue = np.zeros(m), np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    customer = said_by_customer(batch.payloads)
+    t_rel, t_asks = np.zeros(m), np.zeros(m, dtype=bool)
     np.maximum.at(t_rel, of_turn, rel)
     np.logical_or.at(t_asks, of_turn, _asks(batch))
-    np.logical_or.at(t_issue, of_turn, issue)
     t_customer = np.zeros(m, dtype=bool)
     t_customer[of_turn] = customer
     t_ts, t_sess = np.full(m, np.nan), np.zeros(m, dtype=np.int64)
@@ -182,7 +181,7 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float, focus: Focus) -
     ts, sess, r = t_ts[order], t_sess[order], t_rel[order]
     with np.errstate(invalid="ignore"):
         linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)
-    forward, backward = link_directions(focus, t_asks[order], t_customer[order], t_issue[order])
+    forward, backward = link_directions(focus, t_asks[order], t_customer[order])
     t_prev, t_next = np.zeros(m), np.zeros(m)
     t_prev[order[1:]] = np.where(linked, r[:-1], 0.0)
     t_next[order[:-1]] = np.where(linked, r[1:], 0.0)
