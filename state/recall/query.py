@@ -41,6 +41,7 @@ class QueryAnalysis:
     entities: tuple[str, ...]
     needs_certainty: bool
     focus: Focus
+    refers_to_open: bool  # names no matter of its own ("my problem"): an open issue is its referent
 
 
 def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
@@ -155,6 +156,7 @@ def analyse_query(
         entities=tuple(dict.fromkeys([*identifiers(text), *entities])),
         needs_certainty=bool(spec and spec.needs_certainty),
         focus=answer_focus(text, tables.focus_handling, tables.focus_own, tables.focus_current),
+        refers_to_open=any(p in text.lower() for p in tables.open_referents),
     )
 
 

@@ -305,7 +305,9 @@ def score_pool(
     open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
     time_match = _time_match(batch.ts, time_ranges)
     asks_promise = still_waiting or "promise" in query.cue_families
-    absolute = np.maximum.reduce([semantic, lexical, entity, time_match]) * content if n else np.zeros(0)
+    # A status question naming no matter of its own ("any update on my problem?") refers to the open ones.
+    referent = open_issue if query.refers_to_open else np.zeros(n)
+    absolute = np.maximum.reduce([semantic, lexical, entity, time_match, referent]) * content if n else np.zeros(0)
     promise = batch.commitment if asks_promise else np.zeros(n)
 
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),

@@ -313,3 +313,18 @@ def test_a_current_question_ranks_the_newer_version_of_a_booking_over_the_first_
     waiting = analyse_query("the cleaning is still not done now", TABLES)  # still waiting: no versions
     w = score_pool(waiting, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9), still_waiting=True)
     assert w.relevance[2] < s.relevance[2]
+
+
+def test_a_status_question_about_my_problem_refers_to_the_open_one_for_the_floor() -> None:
+    units = [
+        unit("the discount code does not apply", n=1, session="s1", unit_type="complaint", resolution_status="pending"),
+        unit("my card was declined", n=2, session="s0", unit_type="complaint", resolution_status="resolved"),
+    ]
+    vague = analyse_query("Any news on my problem?", TABLES)
+    assert vague.refers_to_open
+    s = score_pool(vague, _batch(units, sims=[0.82, 0.81]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert s.absolute.tolist() == [1.0, s.semantic[1]]  # the open one clears the floor, the settled one does not
+    named = analyse_query("Any news on my refund?", TABLES)  # names its matter: the floor reads its words
+    n = score_pool(named, _batch(units, sims=[0.82, 0.81]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert not named.refers_to_open
+    assert n.absolute[0] < 1.0
