@@ -16,7 +16,7 @@ answer (`state.recall.scoring`). Which turn that is depends on the question:
   supersedes the earlier one (`state.recall.versions`).
 
 Phrases are matched on the lower-cased question: Latin ones as whole words ("now" is not in
-"know"), CJK ones as substrings.
+"know"), CJK ones as substrings, '…' a gap of a few characters ("我…了什么").
 
 Input: the question text and the focus phrases of the recall lexicon; per turn, whether it asks
 and whether the customer said it. Output: the focus, and per link between two
@@ -36,16 +36,23 @@ Focus = Literal["answer", "handling", "own", "current"]
 B = npt.NDArray[np.bool_]
 
 
+def _pattern(phrase: str) -> str:
+    """A phrase as a regular expression: Latin ones as whole words, '…' a gap of up to 6 characters."""
+    body = ".{0,6}?".join(re.escape(part) for part in phrase.split("…"))
+    return rf"(?<!\w){body}(?!\w)" if phrase.isascii() else body
+
+
 def says(text: str, phrases: Sequence[str]) -> bool:
-    """One of the lower-cased phrases is in the text: Latin ones as whole words, others as substrings.
+    """One of the lower-cased phrases is in the text: Latin ones as whole words, others as substrings;
+    '…' in a phrase stands for a few characters ("我…了什么": "我退订了什么").
 
     >>> says("What did it cost?", ["what did i"]), says("What did I order?", ["what did i"])
     (False, True)
-    >>> says("我现在约的保洁", ["现在"])
-    True
+    >>> says("我现在约的保洁", ["现在"]), says("上周三我退订了什么？", ["我…了什么"]), says("我了解了", ["我…了什么"])
+    (True, True, False)
     """
     lowered = text.lower()
-    return any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", lowered) if p.isascii() else p in lowered for p in phrases)
+    return any(re.search(_pattern(p), lowered) for p in phrases)
 
 
 def answer_focus(text: str, handling: Sequence[str], own: Sequence[str], current: Sequence[str] = ()) -> Focus:
