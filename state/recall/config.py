@@ -124,6 +124,7 @@ class RecallTables:
     focus_handling: tuple[str, ...]
     focus_own: tuple[str, ...]
     focus_current: tuple[str, ...]
+    focus_information: tuple[str, ...]
     open_referents: tuple[str, ...]
 
     def abstain_for(self, embedder: str) -> AbstainPolicy:
@@ -249,6 +250,7 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         focus_handling=tuple(w.lower() for w in _words(focus.get("handling"), "lexicon.focus.handling")),
         focus_own=tuple(w.lower() for w in _words(focus.get("own"), "lexicon.focus.own")),
         focus_current=tuple(w.lower() for w in _words(focus.get("current"), "lexicon.focus.current")),
+        focus_information=tuple(w.lower() for w in _words(focus.get("information"), "lexicon.focus.information")),
         open_referents=tuple(w.lower() for w in _words(lexicon.get("open_referents"), "lexicon.open_referents")),
     )
 

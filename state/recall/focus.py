@@ -13,7 +13,10 @@ answer (`state.recall.scoring`). Which turn that is depends on the question:
   预约…") hands relevance back to the customer's turn it acknowledges;
 * `current` ("我现在约的保洁是哪天？", "my current plan"): the current state of a matter: the
   agent's reply to a request states it (as for `handling`), and a newer version of a statement
-  supersedes the earlier one (`state.recall.versions`).
+  supersedes the earlier one (`state.recall.versions`);
+* `information` ("换 AirPods 要带什么？", "how long do I have to return it?"): a question for a
+  fact the customer was told: the agent's reply to what the customer said holds it, as for
+  `handling` (a complaint names the matter; the reply says what to do about it).
 
 Phrases are matched on the lower-cased question: Latin ones as whole words ("now" is not in
 "know"), CJK ones as substrings, '…' a gap of a few characters ("我…了什么").
@@ -32,7 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-Focus = Literal["answer", "handling", "own", "current"]
+Focus = Literal["answer", "handling", "own", "current", "information"]
 B = npt.NDArray[np.bool_]
 
 
@@ -55,8 +58,15 @@ def says(text: str, phrases: Sequence[str]) -> bool:
     return any(re.search(_pattern(p), lowered) for p in phrases)
 
 
-def answer_focus(text: str, handling: Sequence[str], own: Sequence[str], current: Sequence[str] = ()) -> Focus:
-    """The question's focus from its phrases; `own` wins over `handling`, `handling` over `current`.
+def answer_focus(
+    text: str,
+    handling: Sequence[str],
+    own: Sequence[str],
+    current: Sequence[str] = (),
+    information: Sequence[str] = (),
+) -> Focus:
+    """The question's focus from its phrases; `own` wins over `handling`, `handling` over `current`,
+    `current` over `information`.
 
     >>> answer_focus("上次尺码发错的事后来怎么处理的？", ["后来怎么"], ["我找你们"])
     'handling'
@@ -73,6 +83,8 @@ def answer_focus(text: str, handling: Sequence[str], own: Sequence[str], current
         return "handling"
     if says(text, current):
         return "current"
+    if says(text, information):
+        return "information"
     return "answer"
 
 
@@ -98,6 +110,6 @@ def link_directions(focus: Focus, asks: B, customer: B) -> tuple[B, B]:
     to_agent = customer[:-1] & ~customer[1:]
     if focus == "own":
         return asks[:-1] & ~to_agent, to_agent
-    replied = focus in ("handling", "current")
+    replied = focus in ("handling", "current", "information")
     forward = asks[:-1] | to_agent if replied else asks[:-1].copy()
     return forward, np.zeros(forward.size, dtype=bool)

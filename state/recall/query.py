@@ -155,7 +155,9 @@ def analyse_query(
         semantic_text=strip_names(text, names),
         entities=tuple(dict.fromkeys([*identifiers(text), *entities])),
         needs_certainty=bool(spec and spec.needs_certainty),
-        focus=answer_focus(text, tables.focus_handling, tables.focus_own, tables.focus_current),
+        focus=answer_focus(
+            text, tables.focus_handling, tables.focus_own, tables.focus_current, tables.focus_information
+        ),
         refers_to_open=any(p in text.lower() for p in tables.open_referents),
     )
 

@@ -78,3 +78,10 @@ def test_answer_focus_reads_the_question() -> None:
     assert analyse_query("How did that get resolved in the end?", tables).focus == "handling"
     assert analyse_query("Why did I call you last week?", tables).focus == "own"
     assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"
+
+
+def test_a_question_for_a_fact_has_the_information_focus() -> None:
+    tables = load_tables()
+    assert analyse_query("换 AirPods 要带什么？", tables).focus == "information"
+    assert analyse_query("How long do I have to return it?", tables).focus == "information"
+    assert analyse_query("Crushed pods in my box once more.", tables).focus == "answer"

@@ -328,3 +328,14 @@ def test_a_status_question_about_my_problem_refers_to_the_open_one_for_the_floor
     n = score_pool(named, _batch(units, sims=[0.82, 0.81]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
     assert not named.refers_to_open
     assert n.absolute[0] < 1.0
+
+
+def test_a_question_for_a_fact_ranks_the_agents_reply_over_the_complaint_it_answers() -> None:
+    units = [
+        unit("my earbud has no sound", n=1, session="s1", unit_type="complaint"),
+        unit("bring the receipt to a store for a free swap", n=2, session="s1", speaker_role="agent"),
+    ]
+    q = analyse_query("What do I need to bring for the swap?", TABLES)
+    assert q.focus == "information"
+    s = score_pool(q, _batch(units, sims=[0.9, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(s, 1) == [1]
