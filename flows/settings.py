@@ -268,6 +268,13 @@ class TaggingSettings(Section):
     type_head_margin: float = Field(
         default=0.7, ge=0.0, le=1.0, description="how much surer the unit-type head must be to overrule undecided rules"
     )
+    type_head_complaint_margin: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="how much surer the unit-type head's complaint types together must be to make an undecided "
+        "customer unit a complaint",
+    )
     head_emotion_weight: float = Field(
         default=0.5, ge=0.0, le=1.0, description="linear blend of head and lexicon emotion"
     )

@@ -19,7 +19,7 @@ from bytewax.operators import KeyedStream
 
 from flows.settings import Settings
 from operators.entropy import EntropyOpConfig, window_entropy
-from operators.prefetch import PrefetchConfig, prefetch_vectors
+from operators.prefetch import PrefetchConfig, prefetch_segment_vectors, prefetch_vectors
 from operators.tagging import TaggingConfig, tag_turns
 from operators.unit_emotion import UnitEmotionConfig, unit_emotion
 from schemas.events import InputEvent
@@ -119,7 +119,8 @@ def write_filters_ii(
             weight=tcfg.head_emotion_weight if head is not None else 0.0,
             idle_ttl=timedelta(seconds=tcfg.idle_ttl_s),
         )
-        emotion_config = replace(emotion_config, type_blend=TypeBlend(min_margin=tcfg.type_head_margin))
+        blend = TypeBlend(min_margin=tcfg.type_head_margin, complaint_margin=tcfg.type_head_complaint_margin)
+        emotion_config = replace(emotion_config, type_blend=blend)
         with_closings: KeyedStream[Turn | SessionClosed] = op.merge("units_and_closings", cut, closed)
         cut = unit_emotion(
             "unit_emotion", with_closings, emotion_config, head=head, lexicon=lexicon, clock=clock, type_head=type_head
@@ -136,6 +137,10 @@ def _entropy(
 ) -> KeyedStream[Turn]:
     ecfg = settings.entropy
     seg_embedder = segment_embedder(settings, embedder)
+    if not isinstance(seg_embedder, MemoEmbedder):
+        seg_embedder = MemoEmbedder(seg_embedder)
+    # a batch's segments in one model call; the entropy stage then reads them from the memo
+    items = prefetch_segment_vectors("entropy_prefetch", items, embedder=seg_embedder)
     table = HotFile(ecfg.table_path or DEFAULT_ENTROPY_TABLE, load_entropy_table)
     entropy_config = EntropyOpConfig(
         entropy=EntropyConfig(lookahead=timedelta(seconds=ecfg.lookahead_s), embedder_name=seg_embedder.name),

@@ -39,6 +39,11 @@ class EntropyOpConfig:
     idle_ttl: timedelta = timedelta(hours=1)
 
 
+def segmented(turn: Turn) -> Turn:
+    """The turn with its segments (tagging cuts them; without tagging, cut here the same way)."""
+    return turn if turn.segments else replace(turn, segments=segment_sentences(turn.sentences, source=turn.text))
+
+
 class _EntropyLogic(StatefulLogic[Item, Turn, EntropyState | None]):
     def __init__(
         self,
@@ -65,9 +70,7 @@ class _EntropyLogic(StatefulLogic[Item, Turn, EntropyState | None]):
         if isinstance(value, SessionClosed):
             _, out = flush(self._state, self._table(), self._config.entropy)
             return (out, StatefulLogic.DISCARD)
-        turn = (
-            value if value.segments else replace(value, segments=segment_sentences(value.sentences, source=value.text))
-        )
+        turn = segmented(value)
         vectors = self._embedder.passage([s.text for s in turn.segments])
         self._state, out = advance(self._state, turn, vectors, self._table(), self._config.entropy)
         self._rearm()

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from schemas.events import SCHEMA_VERSION, EventTime, Record, SpeakerRole
-from schemas.memory import EmotionLoad
+from schemas.memory import EmotionLoad, TimeExpression
 
 QuestionClass = Literal["order", "logistics", "after_sales", "promotion", "account", "other"]
 
@@ -100,6 +100,9 @@ class RecallRequest(Record):
     task_id: str | None = None
     task_stage: str | None = None
     intent_chain: tuple[str, ...] = ()
+    # The question's time expressions as the write path read them (`Turn.times`, in the event's
+    # time zone); None: recall reads them from `query_text` itself (a question from the CLI or API).
+    times: tuple[TimeExpression, ...] | None = None
 
 
 class VerifierAnswer(Record):

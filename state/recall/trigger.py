@@ -98,6 +98,7 @@ def on_item(
                 entities=tuple(dict.fromkeys(ids)),
                 task_id=item.task_id,
                 task_stage=stage,
+                times=item.times,
             )
         )
     turn = ContextTurn(

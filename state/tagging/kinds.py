@@ -20,6 +20,7 @@ Customer-service types come first, in this order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -37,6 +38,18 @@ _KIND_OF_LABEL = {
 COMPLAINT_FAMILY = "complaint"  # unit cue kinds named complaint_* are its families
 REPEAT_CUE = "repeat"
 COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint without a cue
+# Complaint families that can name what a plain yes/no question is about ("Will I still be charged
+# for the extra two hours?", "Will the late fee be removed?"): such a question asks, it does not complain.
+_PLAIN_FAMILIES = frozenset({"complaint_billing", "complaint_damage", "complaint_lateness", "complaint_expectation"})
+_YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does|did|is|are|am) (i|we|the|my|it|this|that|there)\b")
+_WH_MORE = re.compile(r"(怎么样|什么|哪|多少|几[点天个号]|\bwhat\b|\bwhich\b|\bhow\b)")
+_OFFER_ASK = re.compile(r"^(shall i|should i|do you want me to|would you like me to|要不要我|需要我)")  # an offer asked
+_ABLE = re.compile(r"\b(possible|able|allowed)\b")
+_ASK_HOW = re.compile(r"(怎么|如何)(补偿|赔偿|赔|处理一下)")
+_ZH_AGAIN = re.compile(r"又")  # "你们又让我交？": a repetition asked back is a repeat complaint
+_PLEASE = re.compile(r"(请|麻烦|\bplease\b)")
+# Which one, what: a question that asks for information, not whether it was understood.
+_WHICH = re.compile(r"(哪|什么|多少|\bwhich\b|\bwhat\b)")
 
 # When segments of one unit (or one turn) differ, the unit is typed by the most salient one.
 KIND_RANK = (
@@ -101,27 +114,67 @@ def segment_kind(
     repeat = (REPEAT_CUE,) if customer and has(REPEAT_CUE) else ()
     if (label == "neutral" and has("smalltalk", stripped)) or (not asked and has("courtesy")):
         return "smalltalk", ()
+    if customer and not asked and has("problem_gone") and not repeat:
+        return "resolution_confirmation", ("resolution", "problem_gone")
     if customer:
         families = complaint_families(text, lex, langs)
+        if asked and families and set(families) <= _PLAIN_FAMILIES and not repeat and _YES_NO_AHEAD.match(stripped):
+            return "question", ("yes_no_question",)
         if has("repeat_contact"):
             return "repeat_complaint", (*families, "repeat_contact")
         if families:
             return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
-    if asked and has("clarification"):
+    if asked and has("clarification") and not _WHICH.search(text):
         return "clarification", ("clarification",)
+    if asked and (label == "clarify" or (label == "request" and has("info_ask"))):
+        return "question", ("info_question",)
     resolved = (customer and has("resolution_confirmation")) or has("resolution_closed")
     if resolved and not asked and not has("conditional"):
         return "resolution_confirmation", ("resolution",)
     if has("third_party_commitment") or (role == "third_party" and label == "commitment"):
         return "third_party_commitment", ("third_party_promise",)
-    if has("refusal"):
+    if has("refusal") and not asked:
         return "refusal", ("refusal",)
-    if label == "question" and has("request_question") and not has("wh_question"):
+    if (
+        label in ("question", "request")
+        and asked
+        and has("request_question")
+        and (not has("wh_question") or _ASK_HOW.search(text))
+    ):
         return "action_request", ("request_question", *repeat)
+    if customer and asked and label == "request" and _YES_NO_AHEAD.match(stripped) and not _ABLE.search(text):
+        return "question", ("yes_no_question",)
+    if (
+        asked
+        and label == "request"
+        and not has("request_question")
+        and (has("wh_question") or _WH_MORE.search(text) or _OFFER_ASK.match(stripped))
+    ):
+        return "question", ("wh_question",)
+    if customer and asked and repeat and _ZH_AGAIN.search(text):
+        return "repeat_complaint", ("repeat_question",)
+    if label in ("neutral", "commitment") and has("done_scheduled"):
+        return "status_update", ("status_done", *repeat)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):
         return "status_update", ("status_done", *repeat)
+    if not customer and not asked and label == "request" and has("agent_option") and not _PLEASE.search(text):
+        return "statement", ("agent_option",)
+    if not customer and not asked and has("lookup"):
+        return "statement", ("lookup",)
+    if not customer and not asked and has("generic"):
+        return "statement", ("generic",)
     if not customer and label in ("neutral", "request", "commitment") and has("agent_commitment"):
         return "commitment", ("agent_commitment",)
+    if not customer and not asked and has("forecast"):
+        return "status_update", ("forecast",)
+    if not customer and not asked and label in ("neutral", "commitment") and has("agent_future"):
+        return "commitment", ("agent_future",)
+    if customer and not asked and label in ("neutral", "commitment", "request") and has("customer_promise"):
+        return "commitment", ("customer_promise",)
+    if customer and not asked and label in ("neutral", "request", "commitment") and has("bare_please"):
+        return "action_request", ("bare_please",)
+    if customer and label == "commitment":
+        label = "neutral"  # a customer's "sure" or "okay" before a fact promises nothing of its own
     if label == "commitment" and (asked or not own_promise):
         label = "question" if asked else "neutral"
     if label in _KIND_OF_LABEL:
@@ -134,10 +187,16 @@ def segment_kind(
 
 
 def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
-    """A complaint whose turn says elsewhere that it happens again is a repeat complaint.
-
-    ("I was charged twice. Again!": the repetition is its own segment.)
-    """
+    """A complaint whose turn says elsewhere that it happens again is a repeat complaint
+    ("I was charged twice. Again!": the repetition is its own segment), and a question after a
+    clarification in the same turn closes that clarification ("您的意思是桌面没问题，是吗？")."""
+    kinds = [t.kind for t in tags]
+    if "clarification" in kinds and "question" in kinds[kinds.index("clarification") :]:
+        # "您的意思是只有桌腿断了，桌面没问题，是吗？": what lies between the clarification and the
+        # question that closes it is the content being checked, not a promise or a question of its own
+        first = kinds.index("clarification")
+        last = max(i for i, k in enumerate(kinds) if k == "question")
+        tags = [replace(t, kind="clarification") if first < i <= last else t for i, t in enumerate(tags)]
     if not any(REPEAT_CUE in t.cues for t in tags) or not any(t.kind == "complaint" for t in tags):
         return tuple(tags)
     return tuple(replace(t, kind="repeat_complaint") if t.kind == "complaint" else t for t in tags)

@@ -33,9 +33,11 @@ _ONE_DAY = timedelta(days=1)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # dateparser also "finds" dates in words like "we" or "may": a fallback hit must name a month or a year.
+# A month name or a year (1900-2099): a bare 4-digit number is a price, an extension or a code
+# ("1000 Yuan", "extension 4283"), which dateparser would read as the year 1000 or 4283.
 _EN_DATE_HINT = re.compile(
     r"\b(jan(uary)?|feb(ruary)?|march|apr(il)?|june?|july?|aug(ust)?|sep(t|tember)?|oct(ober)?|"
-    r"nov(ember)?|dec(ember)?|\d{4})\b",
+    r"nov(ember)?|dec(ember)?|(?:19|20)\d{2})\b",
     re.IGNORECASE,
 )
 

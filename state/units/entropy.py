@@ -20,6 +20,7 @@ the next turn arrives (using it as neighbour only when it is within `lookahead` 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
@@ -123,9 +124,9 @@ def novelty(vectors: Matrix, prev: Matrix | None, nxt: Matrix | None) -> npt.NDA
     seq = np.vstack(rows).astype(np.float64)
     offset = 1 if prev is not None else 0
     # Distance between consecutive rows of the sequence: 1 − cos (vectors are unit length).
-    step = 1.0 - np.einsum("ij,ij->i", seq[:-1], seq[1:])
+    step = (1.0 - np.einsum("ij,ij->i", seq[:-1], seq[1:])).tolist()
     out = np.full(n, np.nan)
-    for i in range(n):
+    for i in range(n):  # a few segments a turn: plain floats, numpy's per-call overhead dominates here
         j = i + offset
         dists = []
         if j > 0:
@@ -133,7 +134,7 @@ def novelty(vectors: Matrix, prev: Matrix | None, nxt: Matrix | None) -> npt.NDA
         if j < len(seq) - 1:
             dists.append(step[j])
         if dists:
-            out[i] = float(np.clip(np.mean(dists), 0.0, 2.0))
+            out[i] = min(max(sum(dists) / len(dists), 0.0), 2.0)
     return out
 
 
@@ -157,19 +158,20 @@ def segment_entropy(
 ) -> tuple[float, ...]:
     """Entropy of each segment of a tagged turn, with upstream overrides and priority floors applied."""
     lo, hi = table.band(embedder_name)
-    raw = novelty(vectors, prev, nxt)
+    raw = novelty(vectors, prev, nxt).tolist()
     out = []
     for i, seg in enumerate(turn.segments):
         override = _note(turn.sentence_entropy_override, seg.sentence, None)
         if override is not None:
             value = float(override)
         else:
-            nov = table.no_neighbour_novelty if np.isnan(raw[i]) else float(np.clip((raw[i] - lo) / (hi - lo), 0, 1))
+            r = raw[i]
+            nov = table.no_neighbour_novelty if math.isnan(r) else min(max((r - lo) / (hi - lo), 0.0), 1.0)
             sal = salience(turn.tags[i], table) if i < len(turn.tags) else 0.5
             value = table.salience_weight * sal + table.novelty_weight * nov
         if _note(turn.sentence_priority, seg.sentence, False):
             value = max(value, table.priority_floor)
-        out.append(float(np.clip(value, 0.0, 1.0)))
+        out.append(min(max(float(value), 0.0), 1.0))
     return tuple(out)
 
 

@@ -41,8 +41,24 @@ DECISIVE_CUES = frozenset(
         "request_question",
         "status_done",
         "agent_commitment",
+        "problem_gone",
+        "yes_no_question",
+        "info_question",
+        "lookup",
+        "generic",
+        "forecast",
+        "agent_future",
+        "customer_promise",
+        "bare_please",
     }
 )
+# Types an agent's unit never takes from the head: an agent does not complain, and an agent's
+# resolution is the closed-issue wording the rules read ("问题已解决", "the ticket is closed").
+AGENT_NEVER = frozenset({"complaint", "repeat_complaint", "resolution_confirmation"})
+_COMPLAINTS = frozenset({"complaint", "repeat_complaint"})
+# A clarification is a form of words ("您是说…吗", "do you mean"), which the rules read; the head,
+# reading meaning, takes every question about what was said for one.
+HEAD_NEVER = frozenset({"clarification"})
 
 
 class TypeReader(Protocol):
@@ -57,6 +73,9 @@ class TypeReader(Protocol):
 class TypeBlend:
     min_margin: float = 0.7  # head's p(its type) − head's p(rules' type) needed to overrule undecided rules
     rules_smalltalk: bool = True  # a courtesy the rules recognised stays smalltalk
+    # A customer's problem report the rules found no cue for: the head's complaint and repeat
+    # complaint probabilities together, against the rules' type, need only this margin.
+    complaint_margin: float = 0.5
 
 
 def rules_decided(tags: Sequence[SegmentTags], kind: str, blend: TypeBlend = TypeBlend()) -> bool:
@@ -79,8 +98,16 @@ def rules_decided(tags: Sequence[SegmentTags], kind: str, blend: TypeBlend = Typ
     return False
 
 
-def blend_kind(rule_kind: str, decided: bool, probs: Sequence[float], classes: Sequence[str], blend: TypeBlend) -> str:
-    """The unit's type: the rules' where they decided, else the head's when sure enough.
+def blend_kind(
+    rule_kind: str,
+    decided: bool,
+    probs: Sequence[float],
+    classes: Sequence[str],
+    blend: TypeBlend,
+    role: str | None = None,
+) -> str:
+    """The unit's type: the rules' where they decided, else the head's when sure enough. For an
+    agent the head's best type is taken among the types an agent can hold (`AGENT_NEVER`).
 
     >>> blend_kind("statement", False, [0.9, 0.1], ["complaint", "statement"], TypeBlend())
     'complaint'
@@ -88,12 +115,24 @@ def blend_kind(rule_kind: str, decided: bool, probs: Sequence[float], classes: S
     'statement'
     >>> blend_kind("refusal", True, [0.7, 0.3], ["complaint", "refusal"], TypeBlend())
     'refusal'
+    >>> blend_kind("statement", False, [0.9, 0.1], ["complaint", "statement"], TypeBlend(), "agent")
+    'statement'
     """
     if decided:
         return rule_kind
-    best = int(np.argmax(probs))
+    allowed = [
+        i
+        for i, c in enumerate(classes)
+        if c in KIND_RANK and c not in HEAD_NEVER and not (role == "agent" and c in AGENT_NEVER)
+    ]
+    if not allowed:
+        return rule_kind
+    best = max(allowed, key=lambda i: float(probs[i]))
     rule_p = float(probs[list(classes).index(rule_kind)]) if rule_kind in classes else 0.0
-    if float(probs[best]) - rule_p < blend.min_margin or classes[best] not in KIND_RANK:
+    if role != "agent" and classes[best] in _COMPLAINTS and rule_kind not in _COMPLAINTS:
+        reported = sum(float(probs[i]) for i, c in enumerate(classes) if c in _COMPLAINTS)
+        return classes[best] if reported - rule_p >= blend.complaint_margin else rule_kind
+    if float(probs[best]) - rule_p < blend.min_margin:
         return rule_kind
     return classes[best]
 
@@ -112,7 +151,7 @@ def type_units(turn: Turn, head: TypeReader | None, blend: TypeBlend = TypeBlend
     for i, span in enumerate(spans):
         unit_tags = turn.tags[span.first : span.last + 1]
         rule = unit_kind([t.kind for t in unit_tags])
-        kind = blend_kind(rule, rules_decided(unit_tags, rule, blend), probs[i], head.classes, blend)
+        kind = blend_kind(rule, rules_decided(unit_tags, rule, blend), probs[i], head.classes, blend, role)
         kinds.append(kind)
         if kind != rule:
             for j in range(span.first, span.last + 1):

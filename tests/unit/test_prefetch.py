@@ -105,3 +105,25 @@ def test_without_prefetch_the_rows_stored_are_the_same(tmp_path: Path, clock: Ca
     for point in without:
         np.testing.assert_allclose(point.vector, rows[point.unit.memory_id], atol=1e-6)
     assert len(prefetched.calls) <= len(plain.calls)  # the anchoring texts come in the prefetch's batch
+
+
+def test_a_batchs_segments_reach_the_model_in_one_call_and_read_back_as_single_calls_would() -> None:
+    from operators.entropy import segmented
+    from operators.prefetch import prefetch_segments
+    from sinks.models.embedding_memo import MemoEmbedder
+    from state.core.closing import SessionClosed
+
+    turns = [
+        normalise_turn(ConversationEvent.model_validate(event_dict(speaker_role=r, text=t)), NormaliseConfig())
+        for r, t in TEXTS
+    ]
+    model = Counting()
+    memo = MemoEmbedder(model)
+    batch: list[tuple[str, object]] = [("s", t) for t in turns]
+    batch.append(("s", SessionClosed("s", turns[0].event.ts)))  # passes through untouched
+    assert prefetch_segments(batch, memo) is batch
+    assert len(model.calls) == 1
+    for turn in turns:  # what the entropy stage then asks for, one turn at a time
+        texts = [s.text for s in segmented(turn).segments]
+        np.testing.assert_allclose(memo.passage(texts), STATIC.passage(texts), atol=1e-6)
+    assert len(model.calls) == 1  # every read served by the memo

@@ -279,3 +279,14 @@ def test_a_cue_shows_its_whole_turn_and_the_turn_before_it(tmp_path: Path) -> No
     assert cue.text == "两天内发到您的账户。"
     assert cue.turn_text == "我们会补偿一张五十元的优惠券，两天内发到您的账户。"
     assert cue.context_prev == "客户: 上次说好的补偿呢？"
+
+
+def test_past_periods_read_from_the_write_paths_times_equal_a_fresh_parse() -> None:
+    from flows.recall import _past_periods
+    from state.core.language import language_mix
+    from state.time.extract import normalise_times
+
+    for text in ("上周五说好的退款", "what I cancelled last Monday", "现在怎么样了"):
+        times = normalise_times(text, NOW, language_mix(text))
+        assert _past_periods(text, NOW, times) == _past_periods(text, NOW)
+    assert _past_periods("上周五说好的退款", NOW, ()) == []  # given: nothing is parsed again

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from flows.api.store_lease import LeasedStore
@@ -29,7 +30,7 @@ from flows.recall import RecallService
 from schemas.memory import MemoryUnit, TimeExpression, UnitType, Validity, memory_id
 from schemas.recall import ContextTurn, RecallRequest
 from sinks.models.embedders import load_embedder
-from sinks.store.base import MemoryStore, StoredPoint
+from sinks.store.base import MemoryStore, StoredPoint, StoreFilter
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
 from state.recall.lexical import tokenize
@@ -137,11 +138,18 @@ def _store_would_return(
     return [(m, p) for m, p in valid[:limit] if p.get("event_id") not in skip]
 
 
+@pytest.mark.parametrize("complete", [False, True])
 @pytest.mark.parametrize("seed", range(12))
-def test_the_index_answers_as_the_scan_does(seed: int) -> None:
+def test_the_index_answers_as_the_scan_does(seed: int, complete: bool) -> None:
+    """`complete`: the index saw the store empty, so it holds every user from the first memory on
+    (until its first drop at `max_rows`, after which a user is read from the store again)."""
     rng = random.Random(seed)
     stored: dict[str, dict[str, Any]] = {}
-    index = TimelineIndex(lambda scope: [(m, p) for m, p in sorted(stored.items()) if _matches(p, scope)], max_rows=60)
+    index = TimelineIndex(
+        lambda scope: [(m, p) for m, p in sorted(stored.items()) if _matches(p, scope)],
+        max_rows=60,
+        complete=complete,
+    )
     n = 0
     for step in range(40):
         if step % 10 == 9:  # a replay writes every memory again
@@ -176,6 +184,36 @@ def test_the_index_answers_as_the_scan_does(seed: int) -> None:
         assert {m: got.get(m) for m in stored} == {m: want.get(m) for m in stored}
         assert indexed.issues(now, LEXICON) == scanned.issues(now, LEXICON)
     assert index.scopes() <= len(SCOPES)
+
+
+def test_an_index_that_saw_the_store_empty_reads_no_store_for_a_users_first_question() -> None:
+    stored: dict[str, dict[str, Any]] = {}
+    loads: list[dict[str, str]] = []
+
+    def load(scope: Mapping[str, str]) -> list[tuple[str, Mapping[str, Any]]]:
+        loads.append(dict(scope))
+        return [(m, p) for m, p in sorted(stored.items()) if _matches(p, scope)]
+
+    rng = random.Random(3)
+    index = TimelineIndex(load, complete=True)
+    for n in range(1, 30):
+        unit = _memory(rng, n)
+        stored[unit.memory_id] = unit.model_dump(mode="json")
+        index.written([(unit.memory_id, stored[unit.memory_id])])
+    now = T0 + timedelta(days=5)
+    for scope in SCOPES:
+        want = ScannedTimeline(_store_would_return(stored, scope, now, 5000, set()), STOP)
+        got = index.view(scope, now, set(), 5000, STOP)
+        assert (len(got), got.speakers()) == (len(want), want.speakers())
+    # users (and sessions of memories without one) from the writes; a session holding a user's
+    # memories from the store
+    mixed = [s for s in SCOPES if "session_id" in s and any(p["user_id"] and _matches(p, s) for p in stored.values())]
+    assert mixed
+    assert loads == mixed
+    asked = len(loads)
+    index.view({"tenant_id": "t9", "user_id": "nobody"}, now, set(), 5000, STOP)
+    index.view({"tenant_id": "t9", "session_id": "nowhere"}, now, set(), 5000, STOP)
+    assert len(loads) == asked  # a scope never written has no memory
 
 
 def _ask(rng: random.Random, q: int, written: int) -> RecallRequest:
@@ -262,3 +300,42 @@ def test_a_leased_store_hands_over_the_index_of_its_open_handle(tmp_path: Path) 
     assert timeline is not None
     assert len(timeline) == 1
     lease.close()
+
+
+def test_search_hands_out_the_payloads_the_engine_holds(tmp_path: Path) -> None:
+    """Search reads its hits' payloads from the index (as written) or the engine: both the same."""
+    rng = random.Random(11)
+    store = QdrantEdgeStore(tmp_path)
+    store.ensure_collection(EMB.dim)
+    payloads = [_memory(rng, n).model_dump(mode="json") for n in range(1, 80)]
+    _upsert(store, payloads)
+    scope = {"tenant_id": "t1", "user_id": "u1"}
+    store.timeline(scope, T0 + timedelta(days=9), set(), 5000, STOP)  # index the user (as recall does)
+    query = EMB.query(["退款 refund"])[0]
+    for flt in (StoreFilter(match=scope), StoreFilter(match={"tenant_id": "t2"}), StoreFilter()):
+        hits = store.search(query, flt, 50)
+        assert hits
+        from_engine = {h.id: h.payload for h in store.retrieve([h.id for h in hits])}
+        assert [h.payload for h in hits] == [from_engine[h.id] for h in hits]
+    store.close()
+
+
+def test_retrieve_gives_the_engines_payloads_and_vectors_for_indexed_and_other_memories(tmp_path: Path) -> None:
+    rng = random.Random(12)
+    store = QdrantEdgeStore(tmp_path)
+    store.ensure_collection(EMB.dim)
+    payloads = [_memory(rng, n).model_dump(mode="json") for n in range(1, 60)]
+    _upsert(store, payloads)
+    ids = [p["memory_id"] for p in payloads]
+    store.close()
+    reopened = QdrantEdgeStore(tmp_path)  # nothing indexed yet: every payload from the engine
+    reopened.ensure_collection(EMB.dim)
+    from_engine = {h.id: h for h in reopened.retrieve(ids, with_vectors=True)}
+    reopened.timeline({"tenant_id": "t1", "user_id": "u1"}, T0 + timedelta(days=9), set(), 5000, STOP)
+    mixed = reopened.retrieve([*ids[::-1], "00000000-0000-4000-8000-000000000000"], with_vectors=True)
+    assert [h.id for h in mixed] == ids[::-1]  # in the order asked, an unknown id skipped
+    for h in mixed:
+        assert h.payload == from_engine[h.id].payload
+        np.testing.assert_allclose(h.vector, from_engine[h.id].vector)
+    assert [h.vector for h in reopened.retrieve(ids[:3])] == [None, None, None]
+    reopened.close()

@@ -36,6 +36,7 @@ class _AnnotatedTurn:  # a Turn as it looks once the task state machine has anno
     event: ConversationEvent
     task_id: str
     task: _Task
+    times: tuple[()] = ()
 
     @property
     def text(self) -> str:  # the cleaned text (`Turn.text`), what the question is asked with
@@ -101,3 +102,10 @@ def test_response_request_is_deterministic_and_carries_the_cues() -> None:
     assert a == b
     assert a.request_id == "resp:default:s:e1"
     assert a.task_id == "TSK-2025-06-abcdef"
+
+
+def test_the_request_carries_the_time_expressions_the_write_path_read() -> None:
+    turn = _turn(1, text="上周五说好的退款到现在还没到")
+    _, (req,) = on_item(None, turn, TriggerConfig())
+    assert turn.times
+    assert req.times == turn.times  # recall reads them instead of parsing the text again

@@ -513,3 +513,16 @@ def test_unreachable_server_is_a_store_error_after_bounded_retries() -> None:
 )
 def test_is_transient(exc: Exception, transient: bool) -> None:
     assert is_transient(exc) is transient
+
+
+def test_edge_ensure_collection_again_keeps_the_open_shard_and_still_checks_the_dimension(tmp_path: Path) -> None:
+    edge = QdrantEdgeStore(tmp_path / "e")
+    edge.ensure_collection(DIM)
+    edge.upsert(POINTS[:3])
+    shard = edge._shard
+    edge.ensure_collection(DIM)  # a flow's sink ensuring the store its caller opened: no reload
+    assert edge._shard is shard
+    assert edge.count() == 3
+    with pytest.raises(ConfigurationError):
+        edge.ensure_collection(DIM * 2)
+    edge.close()

@@ -387,3 +387,108 @@ def test_words_that_only_contain_a_cue_do_not_fire_it(text: str, role: str, cue:
 @pytest.mark.parametrize(("text", "cue"), [("请您提供一下订单号", "zh_please"), ("好，那就这样", "zh_accept")])
 def test_the_cue_words_themselves_still_fire(text: str, cue: str) -> None:
     assert any(cue in t.cues for t in tag_turn(None, _turn(text), TagConfig(), LEX)[1].tags)
+
+
+@pytest.mark.parametrize("text", ["Here you are.", "给你。", "给您，先生。"])
+def test_handing_something_over_is_a_commitment(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "commitment"
+
+
+def test_a_description_starting_with_this_is_not_handing_over() -> None:
+    assert tag_segment("这就是福特福克斯，一辆很轻的车。", "customer", LEX).label == "neutral"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # Asking how a named thing or person is asks; a bare "…怎么样" after a proposal suggests.
+        ("你的工作怎么样？", "question"),
+        ("味道如何？", "question"),
+        ("他们怎么样？", "question"),
+        ("8号来试衣怎么样？", "request"),
+    ],
+)
+def test_how_is_a_named_thing_asks(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+@pytest.mark.parametrize("text", ["我不是跟你说过吗", "这不是气话吗", "哪有时间和你吵架", "怎么可能"])
+def test_a_rhetorical_question_asserts(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "neutral"
+    assert "zh_rhetorical_assert" in tags.cues
+
+
+@pytest.mark.parametrize("text", ["你不是说今天去拍节目吗", "怎么可能呢？", "你去哪儿了？"])
+def test_a_real_question_is_not_read_as_rhetorical(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "question"
+    assert "zh_rhetorical_assert" not in tags.cues
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [("亲爱的，把炉子关小点。", "request"), ("哈利，马上过来！", "request"), ("亲爱的，我到家了。", "neutral")],
+)
+def test_an_order_after_a_short_address_directs(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+@pytest.mark.parametrize("text", ["这对我来说太吵了。", "我来自河北省唐山市。", "对不起，我来不及吃晚饭了。"])
+def test_for_me_and_i_come_from_promise_nothing(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert "zh_will" not in tags.cues
+    assert "zh_offer" not in tags.cues
+
+
+def test_i_will_do_it_still_promises() -> None:
+    assert "zh_will" in tag_segment("好。我来处理这件事。", "customer", LEX).cues
+
+
+@pytest.mark.parametrize("text", ["我不知道怎么回家。", "我不晓得这是怎么发生的。", "我记得他住在哪里。"])
+def test_an_embedded_wh_clause_states(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "neutral"
+    assert "zh_wh_embedded" in tags.cues
+
+
+@pytest.mark.parametrize("text", ["你知道他在哪里吗？", "我不知道怎么回家，你能告诉我吗？", "你知道我在这等了多久"])
+def test_a_wh_clause_that_still_asks_is_not_embedded(text: str) -> None:
+    assert "zh_wh_embedded" not in tag_segment(text, "customer", LEX).cues
+
+
+@pytest.mark.parametrize(
+    ("text", "label"), [("在那里你可以找到盐和胡椒。", "neutral"), ("你可以先试试这件。", "request")]
+)
+def test_what_the_listener_can_find_is_possible_not_directed(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+def test_asking_whether_the_listener_can_find_it_is_not_a_statement_of_possibility() -> None:
+    assert "zh_possible" not in tag_segment("你能在那里找到吗？", "customer", LEX).cues
+
+
+@pytest.mark.parametrize("text", ["现金还是刷卡？", "你去慢跑还是去健身俱乐部？", "头发长的还是短的"])
+def test_an_alternative_question_asks(text: str) -> None:
+    tags = tag_segment(text, "customer", LEX)
+    assert tags.label == "question"
+    assert "zh_alternative_q" in tags.cues
+
+
+@pytest.mark.parametrize("text", ["我还是先找工作", "这点风度咱还是有的"])
+def test_still_or_had_better_is_not_an_alternative(text: str) -> None:
+    assert "zh_alternative_q" not in tag_segment(text, "customer", LEX).cues
+
+
+@pytest.mark.parametrize(
+    ("text", "label"), [("我们希望你旅途愉快。", "neutral"), ("我们希望你明天再来一趟。", "request")]
+)
+def test_a_good_wish_asks_nothing(text: str, label: str) -> None:
+    assert tag_segment(text, "customer", LEX).label == label
+
+
+def test_sorry_for_the_trouble_is_not_handing_over() -> None:
+    tags = tag_segment("给您添麻烦了，请问机身有没有放平？", "agent", LEX)
+    assert "zh_handing_over" not in tags.cues
+    assert tags.label == "question"

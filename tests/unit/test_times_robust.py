@@ -34,3 +34,18 @@ def test_strings_jionlp_cannot_read_are_a_debug_note_not_an_error_traceback(
     assert "七十三" in notes[0].getMessage()
     assert "Traceback" not in capsys.readouterr().err
     assert logging.getLogger().handlers == root_handlers
+
+
+@pytest.mark.parametrize(
+    ("text", "forms"),
+    [
+        ("1000 Yuan. Here you are.", []),  # a price, not the year 1000
+        ("I'm on extension 4283.", []),
+        ("Your code is 0411.", []),
+        ("We opened in 1995.", ["in 1995"]),
+        ("It was shipped on March 3rd 2027.", ["March 3rd 2027"]),
+    ],
+)
+def test_a_bare_four_digit_number_is_a_date_only_when_it_can_be_a_year(text: str, forms: list[str]) -> None:
+    found = normalise_times(text, datetime(2026, 1, 1, tzinfo=UTC), "en")
+    assert [t.original_form for t in found] == forms

@@ -77,3 +77,133 @@ def test_an_agent_does_not_complain() -> None:
 def test_every_ranked_kind_is_a_unit_type() -> None:
     assert set(KIND_RANK) == set(MemoryUnit.model_fields["unit_type"].annotation.__args__)  # type: ignore[union-attr]
     assert unit_kind(["statement", "complaint", "resolution_confirmation"]) == "complaint"
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        # a problem said to be gone names the problem, and is no complaint
+        ("The dripping under the fridge has stopped.", "customer", "resolution_confirmation"),
+        ("热水器不漏水了，谢谢师傅。", "customer", "resolution_confirmation"),
+        # plain customer resolutions
+        ("The deposit has been refunded, thanks.", "customer", "resolution_confirmation"),
+        ("发票可以下载了。", "customer", "resolution_confirmation"),
+        ("The website is fast again today.", "customer", "resolution_confirmation"),
+        # a complaint said as a contrast ("but … still"), or without a family word
+        ("I cancelled the plan last week but the app still shows it as active.", "customer", "complaint"),
+        ("我已经退订了，怎么这个月还在扣费？", "customer", "complaint"),
+        ("桌子送来的时候桌面就变形了。", "customer", "complaint"),
+        # a yes/no question that only mentions a charge or a delay asks, it does not complain
+        ("Will the delivery fee be refunded as well?", "customer", "question"),
+        # asking whether something can be done is a request, not a refusal
+        ("运费能不能退给我？", "customer", "action_request"),
+        ("Could you waive the fee this once?", "customer", "action_request"),
+        ("Can the technician come on Saturday instead?", "customer", "action_request"),
+        ("A refund, please.", "customer", "action_request"),
+        # asking to be told something is a question, also when an agent asks it
+        ("Could you tell me the booking reference?", "agent", "question"),
+        # an agent reading back a lookup, a policy, a forecast, a future of someone else's
+        ("我查到了，您的包裹是昨天下午签收的。", "agent", "statement"),
+        ("I can see the order was placed on the 3rd.", "agent", "statement"),
+        ("退款一般三到五个工作日到账。", "agent", "statement"),
+        ("The line is expected to be back by 6 pm.", "agent", "status_update"),
+        ("The technician will call you before he arrives.", "agent", "commitment"),
+        ("师傅明天上午会上门取件。", "agent", "commitment"),
+        ("Your cancellation is confirmed, the card is blocked.", "agent", "status_update"),
+        ("您的申请正在审核中。", "agent", "status_update"),
+        # an agent declining without the word "refund"
+        ("I'm afraid the warranty doesn't cover water damage.", "agent", "refusal"),
+        # a customer taking something on, and a customer's "sure" before a fact
+        ("Okay, I'll send the photos tonight.", "customer", "commitment"),
+        ("Sure, my account number is 4471.", "customer", "statement"),
+        # a complaint whose expectation was broken ("even though", "明明")
+        ("I was charged a late fee even though I paid on the 1st.", "customer", "complaint"),
+        ("我明明取消了订单，你们还是发货了。", "customer", "complaint"),
+        # the same said before, asked back
+        ("I've emailed your billing team three times already.", "customer", "repeat_complaint"),
+        ("你们又让我重新填一遍？", "customer", "repeat_complaint"),
+        # a request the customer states bare, or asks as "how will you make up for it"
+        ("直接退款吧。", "customer", "action_request"),
+        ("那这件事你们打算怎么补偿？", "customer", "action_request"),
+        ("Then can the courier leave it with my neighbour?", "customer", "action_request"),
+        # a customer's yes/no question is no request
+        ("Do I need to keep the receipt?", "customer", "question"),
+        # an agent's option, an agent's done step, a state now in force
+        ("我们马上给您补发，您也可以选择直接退款。", "agent", "commitment"),
+        ("这边已经给您备注了加急。", "agent", "status_update"),
+        ("The two extra seats are now active.", "agent", "status_update"),
+        ("We're rebuilding the search index at the moment.", "agent", "status_update"),
+        # what came back, what shows now; a second faulty one
+        ("我的积分都找回来了。", "customer", "resolution_confirmation"),
+        ("I can see the credit on my statement now.", "customer", "resolution_confirmation"),
+        ("这是第三次收到坏的了。", "customer", "repeat_complaint"),
+        ("我们的政策是三十天内可以换货。", "agent", "statement"),
+        # a problem that has not come back since; a promise reported broken
+        ("The technician came and the heating hasn't failed since.", "customer", "resolution_confirmation"),
+        ("The courier said he would ring the bell, but he didn't.", "customer", "complaint"),
+        ("客服说会给我回电话，结果也没打。", "customer", "complaint"),
+        # a date that does not suit is no defect; a wh question with 请 is a question
+        ("Monday doesn't work for me, could you come on Tuesday?", "customer", "action_request"),
+        ("请问您的设备是什么型号？", "agent", "question"),
+        ("Sorry, Saturday is fully booked.", "agent", "refusal"),
+        ("I've reset your password and sent a link to your email.", "agent", "status_update"),
+        # an exasperated ask; a bare ask "if possible"; an offer asked; a decline with "only"
+        ("So how am I supposed to work without internet?", "customer", "complaint"),
+        ("A window seat, if possible.", "customer", "action_request"),
+        ("Shall I send a new code?", "agent", "question"),
+        ("Refunds are only given in store, I'm afraid.", "agent", "refusal"),
+        ("Can you also tell me how long it takes?", "customer", "question"),
+        ("这两天网速快多了。", "customer", "resolution_confirmation"),
+        ("我已经反映过一次了，根本没用。", "customer", "repeat_complaint"),
+        ("路由器老是自己重启。", "customer", "complaint"),
+        ("能不能把我的宽带升到500兆？", "customer", "action_request"),
+        ("合约期内套餐不能变更。", "agent", "refusal"),
+        ("这个问题不是第一次了，去年也是这样。", "customer", "repeat_complaint"),
+        # read off the fifth set's misses, in new sentences
+        ("I'm sorry, we're not able to extend the voucher.", "agent", "refusal"),
+        ("这个我们没有权限处理。", "agent", "refusal"),
+        ("I can confirm the refund is on its way.", "agent", "status_update"),
+        ("You're right, we should have told you sooner.", "agent", "statement"),
+        ("The tap works properly now.", "customer", "resolution_confirmation"),
+        ("Why hasn't anyone called me back?", "customer", "complaint"),
+        ("We booked a sea-view room and they switched us to a garden room.", "customer", "complaint"),
+        ("师傅说好今天来，也没提前通知就不来了。", "customer", "complaint"),
+        ("They promised a callback last time too and nothing happened.", "customer", "repeat_complaint"),
+        ("Your deposit will be returned within five working days.", "agent", "commitment"),
+        ("上门费由我们承担。", "agent", "commitment"),
+        ("已经给您改到周五上午了。", "agent", "status_update"),
+        ("I've moved your appointment to Friday at ten.", "agent", "status_update"),
+        ("那就要蓝色的。", "customer", "action_request"),
+        ("OK, the later slot then.", "customer", "action_request"),
+        ("周六上午送过来行吗？", "customer", "action_request"),
+    ],
+)
+def test_customer_service_unit_types_beyond_cue_words(text: str, role: str, kind: str) -> None:
+    assert _unit(text, role).unit_type == kind
+
+
+def test_a_repetition_words_apart_makes_a_repeat_complaint() -> None:
+    assert _unit("上次你们的售后也说会上门，结果一直没人来。").unit_type == "repeat_complaint"
+
+
+def test_a_question_after_a_clarification_in_one_turn_closes_it() -> None:
+    assert _unit("您的意思是只有外箱破了，里面的东西没问题，是吗？", "agent").unit_type == "clarification"
+
+
+def test_a_request_asked_stays_a_request_whatever_the_head_says() -> None:
+    from state.units.unit_type import type_units
+
+    ev = ConversationEvent(
+        event_id="e", session_id="s", ts=TS, text="Okay, and can you email me the receipt?", speaker_role="customer"
+    )
+    _, turn = tag_turn(None, normalise_turn(ev, NormaliseConfig()), TagConfig(), LEX)
+
+    class SureQuestion:
+        classes = ("question", "action_request")
+
+        def predict(self, texts, roles):  # type: ignore[no-untyped-def]
+            import numpy as np
+
+            return np.tile([0.99, 0.01], (len(texts), 1))
+
+    assert type_units(turn, SureQuestion()).unit_kinds == ("action_request",)

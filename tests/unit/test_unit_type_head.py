@@ -85,7 +85,45 @@ def test_head_below_the_margin_keeps_the_rules_type() -> None:
     turn = tagged("昨天晚上十一点左右，我在睡觉。")
     head = FixedHead(["complaint", "statement"], [0.6, 0.4])
     assert type_units(turn, head).unit_kinds == ("statement",)
-    assert type_units(turn, head, TypeBlend(min_margin=0.1)).unit_kinds == ("complaint",)
+    assert type_units(turn, head, TypeBlend(min_margin=0.1, complaint_margin=0.1)).unit_kinds == ("complaint",)
+
+
+def test_an_agent_unit_takes_no_complaint_from_the_head() -> None:
+    turn = tagged("昨天晚上十一点左右，系统做了升级。", "agent")
+    head = FixedHead(["complaint", "resolution_confirmation", "status_update", "statement"], [0.5, 0.45, 0.049, 0.001])
+    assert type_units(turn, head, TypeBlend(min_margin=0.01)).unit_kinds == ("status_update",)
+    assert type_units(turn, head, TypeBlend(min_margin=0.1)).unit_kinds == ("statement",)
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        ("我查到了，您的包裹是昨天下午签收的。", "agent", "statement"),  # a lookup read back
+        ("The line is expected to be back by 6 pm.", "agent", "status_update"),  # a forecast
+        ("Could you tell me the booking reference?", "agent", "question"),  # asking to be told
+        ("A refund, please.", "customer", "action_request"),  # a bare ask
+    ],
+)
+def test_the_rules_new_cues_are_decisive(text: str, role: str, kind: str) -> None:
+    turn = tagged(text, role)
+    others = [k for k in ("smalltalk", "refusal") if k != kind]
+    typed = type_units(turn, FixedHead([*others, kind], [0.98, 0.01, 0.01]))
+    assert typed.unit_kinds == (kind,)
+
+
+def test_a_customer_complaint_without_a_cue_needs_a_smaller_margin() -> None:
+    turn = tagged("昨天晚上十一点左右，我在睡觉。")
+    head = FixedHead(["complaint", "repeat_complaint", "statement"], [0.45, 0.3, 0.25])
+    assert type_units(turn, head).unit_kinds == ("complaint",)  # 0.75 reported against 0.25
+    agent = tagged("昨天晚上十一点左右，系统做了升级。", "agent")
+    assert type_units(agent, head).unit_kinds != ("complaint",)
+    assert type_units(turn, head, TypeBlend(complaint_margin=0.6)).unit_kinds == ("statement",)
+
+
+def test_the_head_gives_no_clarification_the_rules_did_not_read() -> None:
+    turn = tagged("Do you have the receipt from the first visit?", "agent")
+    head = FixedHead(["clarification", "question", "statement"], [0.9, 0.05, 0.05])
+    assert type_units(turn, head).unit_kinds != ("clarification",)
 
 
 def test_no_head_leaves_the_turn_alone() -> None:
