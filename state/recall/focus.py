@@ -28,6 +28,7 @@ consecutive turns its direction. Pure.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
@@ -54,8 +55,14 @@ def says(text: str, phrases: Sequence[str]) -> bool:
     >>> says("我现在约的保洁", ["现在"]), says("上周三我退订了什么？", ["我…了什么"]), says("我了解了", ["我…了什么"])
     (True, True, False)
     """
-    lowered = text.lower()
-    return any(re.search(_pattern(p), lowered) for p in phrases)
+    matcher = _matcher(tuple(phrases))
+    return matcher is not None and matcher.search(text.lower()) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _matcher(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One compiled alternation per phrase list (the lexicon's lists are few and hot-reloaded whole)."""
+    return re.compile("|".join(f"(?:{_pattern(p)})" for p in phrases)) if phrases else None
 
 
 def answer_focus(
