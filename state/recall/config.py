@@ -52,6 +52,7 @@ class RelevanceWeights:
     open_issue: float
     promise: float
     time_match: float
+    version_min_overlap: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,11 @@ class RecallTables:
     statement_min_overlap: float
     not_people: frozenset[str]
     stopwords: frozenset[str]
+    focus_handling: tuple[str, ...]
+    focus_own: tuple[str, ...]
+    focus_current: tuple[str, ...]
+    focus_information: tuple[str, ...]
+    open_referents: tuple[str, ...]
 
     def abstain_for(self, embedder: str) -> AbstainPolicy:
         """The embedder's calibration, else `default`."""
@@ -212,6 +218,7 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         raise ConfigurationError("lexicon.query_emotion: a 'neutral' vector is required")
     stm = _section(lexicon, "statements", "lexicon")
     stop = _section(lexicon, "stopwords", "lexicon")
+    focus = _section(lexicon, "focus", "lexicon")
     return RecallTables(
         css=CssWeights(**{k: _num(css, k, "weights.css", 0.0, 1.0) for k in CssWeights.__slots__}),
         severity={k: _num(sev, k, "weights.severity", 0.0, 1.0) for k in ("high", "medium", "low")},
@@ -240,6 +247,11 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         statement_min_overlap=_num(stm, "min_overlap", "lexicon.statements", 0.0, 1.0),
         not_people=frozenset(_words(lexicon.get("not_people", []), "lexicon.not_people")),
         stopwords=frozenset(w for lang in stop.values() for w in _words(lang, "lexicon.stopwords")),
+        focus_handling=tuple(w.lower() for w in _words(focus.get("handling"), "lexicon.focus.handling")),
+        focus_own=tuple(w.lower() for w in _words(focus.get("own"), "lexicon.focus.own")),
+        focus_current=tuple(w.lower() for w in _words(focus.get("current"), "lexicon.focus.current")),
+        focus_information=tuple(w.lower() for w in _words(focus.get("information"), "lexicon.focus.information")),
+        open_referents=tuple(w.lower() for w in _words(lexicon.get("open_referents"), "lexicon.open_referents")),
     )
 
 

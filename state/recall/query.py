@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from state.recall.config import ClassSpec, RecallTables
+from state.recall.focus import Focus, answer_focus
 from state.recall.lexical import tokenize
 
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)(?:'s)?\b")
@@ -39,6 +40,8 @@ class QueryAnalysis:
     semantic_text: str
     entities: tuple[str, ...]
     needs_certainty: bool
+    focus: Focus
+    refers_to_open: bool  # names no matter of its own ("my problem"): an open issue is its referent
 
 
 def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
@@ -152,6 +155,10 @@ def analyse_query(
         semantic_text=strip_names(text, names),
         entities=tuple(dict.fromkeys([*identifiers(text), *entities])),
         needs_certainty=bool(spec and spec.needs_certainty),
+        focus=answer_focus(
+            text, tables.focus_handling, tables.focus_own, tables.focus_current, tables.focus_information
+        ),
+        refers_to_open=any(p in text.lower() for p in tables.open_referents),
     )
 
 

@@ -61,7 +61,7 @@ class ResolutionLexicon:
 class IssueView:
     """What the timeline says about one memory."""
 
-    status: str  # "pending" | "resolved"
+    status: str  # "pending" | "resolved" | "none" (a confirmation: no issue of its own, whatever its write-time status)
     resolved_at: float | None  # epoch seconds
     overdue: bool
     reopened: bool
@@ -241,9 +241,11 @@ def settle_marks(
 ) -> dict[str, IssueView]:
     """The pass itself, over the marked memories of a timeline in (ts, unit_index) order, said by `t_now`."""
     tracked: list[_Open] = []
+    out: dict[str, IssueView] = {}
     for mid, m in marked:
         if m.confirms:
             _settle(tracked, m.tokens, m.ts, mid)
+            out[mid] = IssueView(status="none", resolved_at=None, overdue=False, reopened=False, settled_by=None)
             continue
         if m.completes:
             asked = [o for o in tracked if o.request and o.session == m.session and o.resolved_at is None]
@@ -256,7 +258,6 @@ def settle_marks(
             tracked.append(_Open(mid, m.session, m.ts, m.tokens, promise=False, deadline=None, request=m.request))
         elif m.promise:
             tracked.append(_Open(mid, m.session, m.ts, m.tokens, promise=True, deadline=m.deadline))
-    out: dict[str, IssueView] = {}
     for item in tracked:
         settled = item.resolved_at is not None
         overdue = item.promise and not settled and item.deadline is not None and item.deadline < t_now

@@ -5,7 +5,8 @@ Output: `PoolScores`, one array per score component plus the eligibility mask an
 validity decisions. State: none; weights come in as `RecallTables` (hot-reloaded data).
 
     relevance = max(semantic + lexical, a share of a neighbouring turn's: larger across a question
-                    and its answer than between turns merely adjacent)
+                    and its answer than between turns merely adjacent; which turn of an exchange
+                    holds the answer is the question's focus, state.recall.focus)
               + person (said by the person the question names) + entity (same identifier)
               + topic (the memory's topic belongs to the question's class)
               + overdue (an overdue promise, for "still not" questions)
@@ -44,8 +45,10 @@ import numpy.typing as npt
 from state.recall.candidates import CandidateBatch as CandidateBatch  # re-exported
 from state.recall.candidates import candidate_batch as candidate_batch
 from state.recall.config import RecallTables
+from state.recall.focus import Focus, link_directions, said_by_customer
 from state.recall.lexical import bm25_share, tokenize
 from state.recall.query import QueryAnalysis
+from state.recall.versions import apply_versions
 
 F = npt.NDArray[np.float64]
 B = npt.NDArray[np.bool_]
@@ -143,42 +146,90 @@ def _asks(batch: CandidateBatch) -> B:
     )
 
 
-def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float) -> tuple[F, F, B, B]:
+def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float, focus: Focus) -> tuple[F, F, B, B, B, B]:
     """Relevance of each candidate's previous and next turn in the same session (0 if absent), and
-    whether each link joins a question and its answer: the previous turn asks (this one answers it),
-    or this turn asks (the next one answers it). Merely adjacent turns get a smaller share (the
-    agent's earlier promise must not ride on the customer's next, unrelated question).
+    the kind of each link: whether this turn holds the answer of the exchange with its previous
+    (`prev_holds`) or next (`next_holds`) turn, or defers to it as the asking side (`prev_defers`,
+    `next_defers`). Which side holds the answer depends on the question's focus
+    (`state.recall.focus`): by default a turn that asks is answered by the next one. Merely
+    adjacent turns get a smaller share (the agent's earlier promise must not ride on the
+    customer's next, unrelated question).
 
     Neighbours are turns, not units: the units cut from one turn are one turn here (its relevance
-    the best of its units', and it asks when any of them does), so a question's answer is the next
+    the best of its units', it asks when any of them does), so a question's answer is the next
     speaker's turn even when the question's turn was cut into several units."""
     n = len(batch)
     prev, nxt = np.zeros(n), np.zeros(n)
-    prev_q, nxt_q = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    none = np.zeros(n, dtype=bool)
     if n < 2:
-        return prev, nxt, prev_q, nxt_q
+        return prev, nxt, none, none.copy(), none.copy(), none.copy()
     turn = batch.turn if batch.turn is not None else np.arange(n)
     codes, of_turn = np.unique(turn, return_inverse=True)
     m = codes.size
     if m < 2:
-        return prev, nxt, prev_q, nxt_q
+        return prev, nxt, none, none.copy(), none.copy(), none.copy()
+    customer = said_by_customer(batch.payloads)
     t_rel, t_asks = np.zeros(m), np.zeros(m, dtype=bool)
     np.maximum.at(t_rel, of_turn, rel)
     np.logical_or.at(t_asks, of_turn, _asks(batch))
+    t_customer = np.zeros(m, dtype=bool)
+    t_customer[of_turn] = customer
     t_ts, t_sess = np.full(m, np.nan), np.zeros(m, dtype=np.int64)
     t_ts[of_turn] = batch.ts
     t_sess[of_turn] = batch.session
     order = np.lexsort((t_ts, t_sess))
-    ts, sess, r, asks = t_ts[order], t_sess[order], t_rel[order], t_asks[order]
+    ts, sess, r = t_ts[order], t_sess[order], t_rel[order]
     with np.errstate(invalid="ignore"):
         linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)
+    forward, backward = link_directions(focus, t_asks[order], t_customer[order])
     t_prev, t_next = np.zeros(m), np.zeros(m)
-    t_prev_q, t_next_q = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
     t_prev[order[1:]] = np.where(linked, r[:-1], 0.0)
     t_next[order[:-1]] = np.where(linked, r[1:], 0.0)
-    t_prev_q[order[1:]] = asks[:-1]
-    t_next_q[order[:-1]] = asks[:-1]
-    return t_prev[of_turn], t_next[of_turn], t_prev_q[of_turn], t_next_q[of_turn]
+    kinds = [np.zeros(m, dtype=bool) for _ in range(4)]
+    prev_holds, prev_defers, next_holds, next_defers = kinds
+    prev_holds[order[1:]] = forward
+    prev_defers[order[1:]] = backward
+    next_holds[order[:-1]] = backward
+    next_defers[order[:-1]] = forward
+    return (
+        t_prev[of_turn],
+        t_next[of_turn],
+        prev_holds[of_turn],
+        prev_defers[of_turn],
+        next_holds[of_turn],
+        next_defers[of_turn],
+    )
+
+
+def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: float, min_overlap: float) -> F:
+    """Relevance with newer versions of a turn applied (`state.recall.versions`), at turn level:
+    every unit of a turn is scaled as its turn is."""
+    if len(batch) < 2:
+        return rel
+    turn = batch.turn if batch.turn is not None else np.arange(len(batch))
+    _, of_turn = np.unique(turn, return_inverse=True)
+    m = int(of_turn.max()) + 1
+    t_rel, t_ts = np.zeros(m), np.full(m, np.nan)
+    np.maximum.at(t_rel, of_turn, rel)
+    t_ts[of_turn] = batch.ts
+    _, speaker_codes = np.unique(np.array(batch.speakers, dtype=object).astype(str), return_inverse=True)
+    t_speaker = np.zeros(m, dtype=np.int64)
+    t_speaker[of_turn] = speaker_codes
+    words: list[set[str]] = [set() for _ in range(m)]
+    for i, toks in enumerate(batch.tokens):
+        words[of_turn[i]].update(toks)
+    t_new = apply_versions(
+        t_rel,
+        [frozenset(w) for w in words],
+        t_ts,
+        t_speaker,
+        inherit=inherit,
+        outdated=outdated,
+        min_overlap=min_overlap,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(t_rel > 0, t_new / t_rel, 0.0)
+    return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
 
 
 def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
@@ -241,7 +292,9 @@ def score_pool(
     ranked_semantic = np.clip((z + m) / (1.0 + m), 0.0, 1.0)
     content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
     base = (rw.semantic * ranked_semantic + rw.lexical * lexical) * content
-    prev, nxt, prev_q, nxt_q = _neighbours(batch, base, rw.neighbour_max_gap_s)
+    prev, nxt, prev_holds, prev_defers, next_holds, next_defers = _neighbours(
+        batch, base, rw.neighbour_max_gap_s, query.focus
+    )
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
     ents = [e.lower() for e in query.entities]
@@ -252,15 +305,23 @@ def score_pool(
     open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
     time_match = _time_match(batch.ts, time_ranges)
     asks_promise = still_waiting or "promise" in query.cue_families
-    absolute = np.maximum.reduce([semantic, lexical, entity, time_match]) * content if n else np.zeros(0)
+    # A status question naming no matter of its own ("any update on my problem?") refers to the open ones.
+    referent = open_issue if query.refers_to_open else np.zeros(n)
+    absolute = np.maximum.reduce([semantic, lexical, entity, time_match, referent]) * content if n else np.zeros(0)
     promise = batch.commitment if asks_promise else np.zeros(n)
+
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
-    share_prev = np.where(prev_q, rw.neighbour_prev, rw.neighbour_adjacent)
-    share_next = np.where(nxt_q, rw.neighbour_next, rw.neighbour_adjacent)
+    def share(holds: B, defers: B) -> F:
+        return np.select([holds, defers], [rw.neighbour_prev, rw.neighbour_next], rw.neighbour_adjacent)
+
+    share_prev, share_next = share(prev_holds, prev_defers), share(next_holds, next_defers)
     # A turn that asks, followed by its answer, is not itself the answer: it keeps `asking` of its own.
-    own = np.where(nxt_q & (nxt > 0), rw.asking * base, base)
+    defers = (prev_defers & (prev > 0)) | (next_defers & (nxt > 0))
+    own = np.where(defers, rw.asking * base, base)
     in_context = np.maximum.reduce([own, share_prev * prev, share_next * nxt]) * content
+    if query.focus == "current" and not still_waiting:
+        in_context = _newer_versions(batch, in_context, rw.neighbour_prev, rw.asking, rw.version_min_overlap)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

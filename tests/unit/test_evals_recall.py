@@ -9,7 +9,7 @@ import pytest
 
 from evals.baselines import Turn, TurnBaselines, rrf
 from evals.gate import compare
-from evals.scenarios_e2e import DATA, HALVES, Tally, checks, load
+from evals.scenarios_e2e import DATA, DIAGNOSTIC, HALVES, Tally, checks, load
 from sinks.models.embedders import load_embedder
 
 
@@ -37,6 +37,16 @@ def test_the_scenario_files_hold_what_their_readme_promises(half: str) -> None:
     for c in cases:
         assert all(any(x in t for t in texts) for x in c.expect), c.sid
     assert len({c.user for c in cases}) == len(cases)
+
+
+def test_the_diagnostic_scenarios_have_answers_in_their_turns_and_users_of_their_own() -> None:
+    cases, events = load(DATA / f"{DIAGNOSTIC}.yaml", DIAGNOSTIC)
+    texts = {str(e["text"]) for e in events}
+    for c in cases:
+        assert all(any(x in t for t in texts) for x in c.expect), c.sid
+    others = {c.user for half in HALVES for c in load(DATA / f"{half}.yaml", half)[0]}
+    assert len({c.user for c in cases}) == len(cases)
+    assert not {c.user for c in cases} & others
 
 
 def test_a_bad_scenario_is_refused(tmp_path: Path) -> None:

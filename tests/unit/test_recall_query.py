@@ -67,3 +67,21 @@ def test_identifiers_and_caller_entities_are_merged() -> None:
 def test_explicit_statements() -> None:
     assert is_explicit_statement("Actually I already got the refund", TABLES)
     assert not is_explicit_statement("Did I get the refund?", TABLES)
+
+
+def test_answer_focus_reads_the_question() -> None:
+    tables = load_tables()
+    assert analyse_query("上周五我找你们是为了什么事来着", tables).focus == "own"
+    assert analyse_query("上次尺码发错的事后来怎么处理的？", tables).focus == "handling"
+    assert analyse_query("我现在约的保洁是哪天？", tables).focus == "current"
+    assert analyse_query("What did it cost?", tables).focus == "answer"  # whole words: not "what did i"
+    assert analyse_query("How did that get resolved in the end?", tables).focus == "handling"
+    assert analyse_query("Why did I call you last week?", tables).focus == "own"
+    assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"
+
+
+def test_a_question_for_a_fact_has_the_information_focus() -> None:
+    tables = load_tables()
+    assert analyse_query("换 AirPods 要带什么？", tables).focus == "information"
+    assert analyse_query("How long do I have to return it?", tables).focus == "information"
+    assert analyse_query("Crushed pods in my box once more.", tables).focus == "answer"

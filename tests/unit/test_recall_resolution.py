@@ -91,3 +91,24 @@ def test_a_broken_lexicon_is_a_configuration_error(tmp_path: Path) -> None:
         load_resolution(bad)
     with pytest.raises(ConfigurationError):
         load_resolution(tmp_path / "missing.yaml")
+
+
+def test_a_confirmation_typed_as_a_complaint_is_no_open_issue_of_its_own() -> None:
+    leak = unit("洗衣机漏水了", n=1, unit_type="complaint", session="s1")
+    fixed = unit(
+        "师傅修好了，不漏了",
+        n=2,
+        unit_type="complaint",
+        resolution_status="pending",
+        session="s2",
+        ts=T0 + timedelta(days=2),
+    )
+    views = _views([leak, fixed])
+    assert views[leak.memory_id].status == "resolved"
+    assert views[fixed.memory_id].status == "none"
+
+
+def test_more_ways_of_asking_how_a_matter_stands() -> None:
+    assert asks_status("Is my broken device issue sorted yet?", LEX)
+    assert asks_status("Any news on my problem?", LEX)
+    assert asks_still_waiting("It's been a week and the jacket money still isn't back!", LEX)

@@ -260,3 +260,82 @@ def test_ranking_keeps_the_order_below_the_calibrated_range_and_the_floor_does_n
     s = score_pool(q, _batch(units, sims=[0.79, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert s.semantic.tolist() == [0.0, 0.0]  # what the abstain floor reads
     assert s.relevance[0] > s.relevance[1] > 0.0
+
+
+def _exchange(request_type: str):
+    """A customer's turn and the agent's reply to it, in one session."""
+    return [
+        unit("please cancel my gym add-on", n=1, session="s1", unit_type=request_type),
+        unit("cancelled", n=2, session="s1", speaker_role="agent", unit_type="statement"),
+    ]
+
+
+def test_an_own_question_ranks_the_customers_request_over_the_agents_acknowledgement() -> None:
+    q = analyse_query("What did I cancel?", TABLES)
+    assert q.focus == "own"
+    s = score_pool(q, _batch(_exchange("action_request"), sims=[0.84, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.relevance[0] > s.relevance[1] > 0.0
+    plain = analyse_query("cancel", TABLES)  # the same exchange, no own focus: the closer reply first
+    assert plain.focus == "answer"
+    p = score_pool(plain, _batch(_exchange("action_request"), sims=[0.84, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert p.relevance[1] > p.relevance[0]
+
+
+def test_a_handling_question_ranks_the_agents_reply_to_a_complaint_over_the_complaint() -> None:
+    units = [
+        unit("the size you sent is wrong", n=1, session="s1", unit_type="complaint"),
+        unit("we will send the right size tomorrow", n=2, session="s1", speaker_role="agent", unit_type="commitment"),
+    ]
+    q = analyse_query("How was it handled when the size was wrong?", TABLES)
+    assert q.focus == "handling"
+    s = score_pool(q, _batch(units, sims=[0.9, 0.85]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.relevance[1] > s.relevance[0]
+    plain = analyse_query("the size was wrong", TABLES)
+    p = score_pool(plain, _batch(units, sims=[0.9, 0.85]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert p.relevance[0] > p.relevance[1]  # a complaint is no question: without the focus it keeps its rank
+
+
+def test_a_current_question_ranks_the_newer_version_of_a_booking_over_the_first_one() -> None:
+    agent = {"speaker_role": "agent", "unit_type": "status_update"}
+    units = [
+        unit("book me a cleaning on wednesday afternoon", n=1, session="s1", unit_type="action_request"),
+        unit("booked the cleaning for june 4 at 2 pm", n=2, session="s1", **agent),
+        unit("booked the cleaning for june 14 at 9 am", n=3, session="s2", ts=T0 + timedelta(days=5), **agent),
+    ]
+    sims = [0.9, 0.9, 0.82]
+    q = analyse_query("Which day is my cleaning booked for now?", TABLES)
+    assert q.focus == "current"
+    s = score_pool(q, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(s, 1) == [2]
+    plain = analyse_query("Which day is my cleaning booked for?", TABLES)  # no current focus: the closer first
+    p = score_pool(plain, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(p, 1) != [2]
+    waiting = analyse_query("the cleaning is still not done now", TABLES)  # still waiting: no versions
+    w = score_pool(waiting, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9), still_waiting=True)
+    assert w.relevance[2] < s.relevance[2]
+
+
+def test_a_status_question_about_my_problem_refers_to_the_open_one_for_the_floor() -> None:
+    units = [
+        unit("the discount code does not apply", n=1, session="s1", unit_type="complaint", resolution_status="pending"),
+        unit("my card was declined", n=2, session="s0", unit_type="complaint", resolution_status="resolved"),
+    ]
+    vague = analyse_query("Any news on my problem?", TABLES)
+    assert vague.refers_to_open
+    s = score_pool(vague, _batch(units, sims=[0.82, 0.81]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert s.absolute.tolist() == [1.0, s.semantic[1]]  # the open one clears the floor, the settled one does not
+    named = analyse_query("Any news on my refund?", TABLES)  # names its matter: the floor reads its words
+    n = score_pool(named, _batch(units, sims=[0.82, 0.81]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert not named.refers_to_open
+    assert n.absolute[0] < 1.0
+
+
+def test_a_question_for_a_fact_ranks_the_agents_reply_over_the_complaint_it_answers() -> None:
+    units = [
+        unit("my earbud has no sound", n=1, session="s1", unit_type="complaint"),
+        unit("bring the receipt to a store for a free swap", n=2, session="s1", speaker_role="agent"),
+    ]
+    q = analyse_query("What do I need to bring for the swap?", TABLES)
+    assert q.focus == "information"
+    s = score_pool(q, _batch(units, sims=[0.9, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(s, 1) == [1]
