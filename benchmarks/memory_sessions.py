@@ -9,7 +9,10 @@ A share `--ended` of the sessions closes with a `SessionEnd`; the rest just go q
 be dropped by the idle timers: the task state machine's `session_ttl_s` (event time; 1 h here
 instead of 24 h) and coreference's `idle_ttl_s` / `end_grace_s` (processing time; 5 s / 1 s
 here instead of 1 h / 30 s, so expiry happens inside a run of a minute) and the recall
-trigger's `recall.idle_ttl_s` (processing time; 5 s here instead of 1 h).
+trigger's `recall.idle_ttl_s`, tagging's, the entropy stage's and the intent-chain metric's
+`idle_ttl_s` (processing time; 5 s here instead of 1 h). Two keep their own: the duplicate
+filter holds a session's event ids 6 h (redeliveries within that are caught) and the units'
+previous-turn context 1 h, both processing time, so their keys outlive a run of minutes.
 
 Reported: resident memory (VmRSS) sampled every 0.5 s — before, at each tenth of the input,
 peak and after — and the keyed state left at the end, counted from the recovery snapshots
@@ -124,6 +127,9 @@ def main() -> int:
                 task={"archived_path": tmp / "archived.jsonl", "state_log_path": None, "session_ttl_s": 3600},
                 coref={"idle_ttl_s": 5, "end_grace_s": 1},
                 recall={"idle_ttl_s": 5},
+                tagging={"idle_ttl_s": 5},
+                entropy={"idle_ttl_s": 5},
+                metrics={"idle_ttl_s": 5},
                 recovery={"enabled": True, "dir": tmp / "recovery", "snapshot_interval_s": 2.0},
                 redis={"enabled": False},
             )

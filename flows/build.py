@@ -289,7 +289,11 @@ def build_flow(
         metric_taps.append(results)
     if settings.metrics.enabled and outputs.metrics:
         metric_taps.append(op.key_rm("task_turns_unkeyed", tasks.turns))  # miss, drift and clarification
-        metric_taps.append(intent_chain_decisions("intent_chain", states))
+        metric_taps.append(
+            intent_chain_decisions(
+                "intent_chain", states, idle_ttl=timedelta(seconds=settings.metrics.idle_ttl_s), clock=clock
+            )
+        )
         decisions = extract_decisions("decisions", *metric_taps)
         if settings.metrics.stage_latency:
             marks = [

@@ -209,6 +209,9 @@ class MetricsSettings(Section):
         default=None, ge=0, description="slack in a replay; None: a replay's windows close at the end of its input"
     )
     stage_latency: bool = Field(default=True, description="measure per-stage processing latency of each turn")
+    idle_ttl_s: float = Field(
+        default=3600.0, gt=0, description="processing-time idle after which a session's intent-chain history is dropped"
+    )
     path: Path = Field(default=Path("var/metrics.jsonl"), description="every closed window, one JSON line (charts)")
     redis: bool | None = Field(default=None, description="hash per window in Redis; None: on for `run`, off for replay")
     redis_prefix: str = "metrics"

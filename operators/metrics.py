@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import bytewax.operators as op
@@ -30,7 +30,7 @@ from bytewax.operators import KeyedStream, StatefulLogic
 from schemas.metrics import WindowMetrics
 from schemas.session import SessionState
 from state.metrics.decisions import LatencyState, StageMark, decisions_of, mark_stage
-from state.metrics.task_decisions import chain_stability
+from state.metrics.task_decisions import ChainHistory, chain_stability
 from state.metrics.windows import (
     ALIGN_TO,
     Decision,
@@ -118,16 +118,43 @@ def stage_latency(step_id: str, *marks: Stream[StageMark]) -> Stream[Decision]:
     return op.key_rm("unkey", out)
 
 
+class _ChainLogic(StatefulLogic[SessionState, Decision, ChainHistory | None]):
+    """A session's last turns for the chain decisions; dropped at its end or after `idle_ttl` of
+    processing time without a state (a session that just goes quiet sends no end)."""
+
+    def __init__(self, state: ChainHistory | None, idle_ttl: timedelta, clock: Callable[[], datetime]) -> None:
+        self._state = state
+        self._idle_ttl = idle_ttl
+        self._clock = clock
+        self._wake = clock() + idle_ttl
+
+    def on_item(self, value: SessionState) -> tuple[Iterable[Decision], bool]:
+        self._state, out = chain_stability(self._state, value)
+        self._wake = self._clock() + self._idle_ttl
+        return out, (StatefulLogic.DISCARD if self._state is None else StatefulLogic.RETAIN)
+
+    def on_notify(self) -> tuple[Iterable[Decision], bool]:
+        return (), StatefulLogic.DISCARD
+
+    def notify_at(self) -> datetime | None:
+        return self._wake
+
+    def snapshot(self) -> ChainHistory | None:
+        return self._state
+
+
 @operator
-def intent_chain_decisions(step_id: str, states: Stream[SessionState]) -> Stream[Decision]:
+def intent_chain_decisions(
+    step_id: str,
+    states: Stream[SessionState],
+    *,
+    idle_ttl: timedelta = timedelta(hours=1),
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> Stream[Decision]:
     """`intent_chain_stability` decisions from each session's turn states (keyed by tenant and session)."""
     keyed = op.key_on("key_session", states, lambda s: f"{s.tenant_id}\x1f{s.session_id}")
-    out = op.stateful_map("chain", keyed, chain_stability)
-    return op.flat_map("decisions", op.key_rm("unkey", out), _ident_decisions)
-
-
-def _ident_decisions(decisions: list[Decision]) -> list[Decision]:
-    return decisions
+    out = op.stateful("chain", keyed, lambda resume: _ChainLogic(resume, idle_ttl, clock))
+    return op.key_rm("unkey", out)
 
 
 @operator

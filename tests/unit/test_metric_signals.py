@@ -68,3 +68,19 @@ def test_every_panel_axis_includes_zero(values: list[float]) -> None:
     plt.close(fig)
     assert low < 0 < high
     assert high >= max(values)
+
+
+def test_a_quiet_sessions_chain_history_is_dropped_after_its_idle_time() -> None:
+    from bytewax.operators import StatefulLogic
+
+    from operators.metrics import _ChainLogic
+
+    now = [T0]
+    logic = _ChainLogic(None, timedelta(seconds=5), lambda: now[0])
+    state = SessionState(session_id="s", task_id="T", intent_chain=("a",), last_event_id="e1", last_event_ts=T0)
+    _, keep = logic.on_item(state)
+    assert keep == StatefulLogic.RETAIN
+    assert logic.notify_at() == T0 + timedelta(seconds=5)  # a session that just goes quiet sends no end
+    assert logic.on_notify() == ((), StatefulLogic.DISCARD)
+    ended = state.model_copy(update={"last_event_id": "e2", "ended_at": T0})
+    assert _ChainLogic(None, timedelta(seconds=5), lambda: now[0]).on_item(ended)[1] == StatefulLogic.DISCARD
