@@ -58,7 +58,7 @@ def chain_stability(history: ChainHistory | None, state: SessionState) -> tuple[
     """Fold one session state; a new turn completing a 3-turn span of one task gives a decision.
 
     States re-emitted for the same event (archiving, timers) are skipped. Returns None as the
-    history once the session has ended (discard).
+    history once the session has ended or has no open task (discard).
 
     >>> from datetime import UTC, datetime
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
@@ -70,6 +70,10 @@ def chain_stability(history: ChainHistory | None, state: SessionState) -> tuple[
     >>> out
     [0.0, 0.0]
     """
+    if state.task_id is None:
+        # No open task (none yet, or it was just archived): a span needs three turns of one task,
+        # so nothing kept can count any more, and a session that goes quiet leaves no key behind.
+        return None, []
     history = history or ChainHistory()
     if state.last_event_id is None or state.last_event_ts is None:
         return (None if state.ended_at else history), []

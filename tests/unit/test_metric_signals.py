@@ -84,3 +84,11 @@ def test_a_quiet_sessions_chain_history_is_dropped_after_its_idle_time() -> None
     assert logic.on_notify() == ((), StatefulLogic.DISCARD)
     ended = state.model_copy(update={"last_event_id": "e2", "ended_at": T0})
     assert _ChainLogic(None, timedelta(seconds=5), lambda: now[0]).on_item(ended)[1] == StatefulLogic.DISCARD
+
+
+def test_a_state_without_an_open_task_drops_the_chain_history() -> None:
+    state = SessionState(session_id="s", task_id="T", intent_chain=("a",), last_event_id="e1", last_event_ts=T0)
+    history, _ = chain_stability(None, state)
+    assert history is not None
+    archived = state.model_copy(update={"task_id": None, "intent_chain": ()})  # the task machine archived it
+    assert chain_stability(history, archived) == (None, [])
