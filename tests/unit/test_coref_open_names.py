@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from schemas.memory import CorefAnchor
-from state.core.language import split_sentences
-from state.coref.lexicon import CorefLexicon, load_coref_lexicon
 from state.coref.mentions import extract_mentions
 from state.coref.open_names import open_names
-from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
-
-TS = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
-LEX: CorefLexicon = load_coref_lexicon().get()
-
-
-def last_anchors(*texts: str) -> tuple[CorefAnchor, ...]:
-    state: CorefState | None = None
-    anchors: tuple[CorefAnchor, ...] = ()
-    for n, text in enumerate(texts):
-        turn = CorefTurn(f"t{n}", TS + timedelta(seconds=n), split_sentences(text))
-        state, anchors = resolve_turn(state, turn, CorefConfig(), LEX)
-    return anchors
+from tests.coref_support import LEX, last_anchors
 
 
 def referents(anchors: tuple[CorefAnchor, ...]) -> list[tuple[str, str | None]]:
