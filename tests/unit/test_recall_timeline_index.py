@@ -302,30 +302,33 @@ def test_a_leased_store_hands_over_the_index_of_its_open_handle(tmp_path: Path) 
     lease.close()
 
 
-def test_search_hands_out_the_payloads_the_engine_holds(tmp_path: Path) -> None:
-    """Search reads its hits' payloads from the index (as written) or the engine: both the same."""
-    rng = random.Random(11)
+def _written_store(tmp_path: Path, seed: int, n: int) -> tuple[QdrantEdgeStore, list[dict[str, Any]]]:
+    """A store opened empty with `n` random memories written through it, and their payloads."""
+    rng = random.Random(seed)
     store = QdrantEdgeStore(tmp_path)
     store.ensure_collection(EMB.dim)
-    payloads = [_memory(rng, n).model_dump(mode="json") for n in range(1, 80)]
+    payloads = [_memory(rng, i).model_dump(mode="json") for i in range(1, n + 1)]
     _upsert(store, payloads)
+    return store, payloads
+
+
+def test_search_hands_out_the_payloads_as_written(tmp_path: Path) -> None:
+    """Search reads its hits' payloads from the index or, for memories it does not hold, from the
+    engine: either way the payload as written."""
+    store, payloads = _written_store(tmp_path, 11, 79)
+    written = {p["memory_id"]: p for p in payloads}
     scope = {"tenant_id": "t1", "user_id": "u1"}
     store.timeline(scope, T0 + timedelta(days=9), set(), 5000, STOP)  # index the user (as recall does)
     query = EMB.query(["退款 refund"])[0]
     for flt in (StoreFilter(match=scope), StoreFilter(match={"tenant_id": "t2"}), StoreFilter()):
         hits = store.search(query, flt, 50)
         assert hits
-        from_engine = {h.id: h.payload for h in store.retrieve([h.id for h in hits])}
-        assert [h.payload for h in hits] == [from_engine[h.id] for h in hits]
+        assert [h.payload for h in hits] == [written[h.id] for h in hits]
     store.close()
 
 
 def test_retrieve_gives_the_engines_payloads_and_vectors_for_indexed_and_other_memories(tmp_path: Path) -> None:
-    rng = random.Random(12)
-    store = QdrantEdgeStore(tmp_path)
-    store.ensure_collection(EMB.dim)
-    payloads = [_memory(rng, n).model_dump(mode="json") for n in range(1, 60)]
-    _upsert(store, payloads)
+    store, payloads = _written_store(tmp_path, 12, 59)
     ids = [p["memory_id"] for p in payloads]
     store.close()
     reopened = QdrantEdgeStore(tmp_path)  # nothing indexed yet: every payload from the engine
