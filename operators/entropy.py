@@ -16,7 +16,7 @@ idle timer once nothing is held. Segment vectors come from the injected per-sent
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import bytewax.operators as op
@@ -25,8 +25,7 @@ from bytewax.operators import KeyedStream, StatefulLogic
 
 from state.core.closing import SessionClosed
 from state.core.embedding import Embedder
-from state.normalise.segments import segment_sentences
-from state.normalise.turn import Turn
+from state.normalise.turn import Turn, segmented
 from state.units.entropy import EntropyConfig, EntropyState, EntropyTable, advance, flush
 
 Item = Turn | SessionClosed
@@ -37,11 +36,6 @@ class EntropyOpConfig:
     entropy: EntropyConfig = field(default_factory=EntropyConfig)
     hold_timeout: timedelta = timedelta(seconds=12)
     idle_ttl: timedelta = timedelta(hours=1)
-
-
-def segmented(turn: Turn) -> Turn:
-    """The turn with its segments (tagging cuts them; without tagging, cut here the same way)."""
-    return turn if turn.segments else replace(turn, segments=segment_sentences(turn.sentences, source=turn.text))
 
 
 class _EntropyLogic(StatefulLogic[Item, Turn, EntropyState | None]):

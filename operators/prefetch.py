@@ -22,10 +22,9 @@ import bytewax.operators as op
 from bytewax.dataflow import operator
 from bytewax.operators import KeyedStream
 
-from operators.entropy import segmented
 from schemas.memory import turn_embedding_text
 from state.core.embedding import Embedder, embed_modes
-from state.normalise.turn import Turn
+from state.normalise.turn import Turn, segmented
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ own fields with `dataclasses.replace` and leaves the rest alone.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from schemas.events import ConversationEvent
 from schemas.memory import CorefAnchor, TimeExpression
 from schemas.session import TaskAnnotation
 from state.core.language import LangMix, Sentence, clean_text, language_mix, split_sentences
-from state.normalise.segments import Segment, SegmentTags, UnitSpan
+from state.normalise.segments import Segment, SegmentTags, UnitSpan, segment_sentences
 from state.terms.whitelist import SentenceNote
 from state.time.extract import normalise_times
 
@@ -87,3 +87,8 @@ def normalise_turn(event: ConversationEvent, config: NormaliseConfig) -> Turn:
     sentences = split_sentences(text, pauses, pause_split_ms=config.pause_split_ms)
     times = normalise_times(text, event.ts, mix, timezone=event.tz or config.timezone)
     return Turn(event=event, lang=mix, text=text, sentences=sentences, times=times)
+
+
+def segmented(turn: Turn) -> Turn:
+    """The turn with its segments (tagging cuts them; without tagging, cut here the same way)."""
+    return turn if turn.segments else replace(turn, segments=segment_sentences(turn.sentences, source=turn.text))

@@ -20,7 +20,7 @@ from schemas.events import ConversationEvent
 from schemas.memory import EmbeddedUnit
 from sinks.models.embedders import load_embedder
 from state.core.embedding import Matrix
-from state.normalise.turn import NormaliseConfig, normalise_turn
+from state.normalise.turn import NormaliseConfig, normalise_turn, segmented
 from tests.conftest import event_dict
 
 STATIC = load_embedder("static")
@@ -108,7 +108,6 @@ def test_without_prefetch_the_rows_stored_are_the_same(tmp_path: Path, clock: Ca
 
 
 def test_a_batchs_segments_reach_the_model_in_one_call_and_read_back_as_single_calls_would() -> None:
-    from operators.entropy import segmented
     from operators.prefetch import prefetch_segments
     from sinks.models.embedding_memo import MemoEmbedder
     from state.core.closing import SessionClosed
