@@ -247,8 +247,8 @@ class QdrantEdgeStore:
 
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         """Insert or overwrite points by id; visible to the next read, durable via the WAL.
-        The payloads must be JSON values (`model_dump(mode="json")`) not changed after the call:
-        the timeline index keeps them as written and search hands them out."""
+        The payloads must be JSON values (`model_dump(mode="json")`): the timeline index keeps a
+        JSON copy of each as written, which search and retrieve hand out."""
         if not points:
             return
         batch = [qe.Point(p.id, np.asarray(p.vector, dtype=np.float32).tolist(), _pack(p.payload)) for p in points]
@@ -275,7 +275,7 @@ class QdrantEdgeStore:
         payloads = self._timelines.payloads(mid for mid, _, _ in found)  # fresh dicts, one per hit
         missing = [mid for mid, _, _ in found if mid not in payloads]
         if missing:
-            payloads.update((h.id, h.payload) for h in self.retrieve(missing))
+            payloads.update((str(r.id), _unpack(r.payload)) for r in self._records(missing, payload=True))
         return [
             Hit(
                 id=mid,
@@ -296,23 +296,25 @@ class QdrantEdgeStore:
         payloads = self._timelines.payloads(wanted)
         missing = [i for i in wanted if i not in payloads]
         vectors: dict[str, Vector] = {}
-        with _engine_errors("retrieve"):
-            # The binding needs every argument positionally, although the stub marks them optional.
-            if missing:
-                for r in self._open().retrieve(_point_ids(missing), True, with_vectors):
-                    payloads[str(r.id)] = _unpack(r.payload)
-                    if with_vectors:
-                        vectors[str(r.id)] = _as_vector(r.vector)
-            held = [i for i in wanted if i in payloads and i not in vectors]
-            if with_vectors and held:
-                vectors.update(
-                    (str(r.id), _as_vector(r.vector)) for r in self._open().retrieve(_point_ids(held), False, True)
-                )
+        if missing:
+            for r in self._records(missing, payload=True, vectors=with_vectors):
+                payloads[str(r.id)] = _unpack(r.payload)
+                if with_vectors:
+                    vectors[str(r.id)] = _as_vector(r.vector)
+        held = [i for i in wanted if i in payloads and i not in vectors]
+        if with_vectors and held:
+            vectors.update((str(r.id), _as_vector(r.vector)) for r in self._records(held, vectors=True))
         return [
             Hit(id=i, score=0.0, payload=payloads[i], vector=vectors.get(i) if with_vectors else None)
             for i in wanted
             if i in payloads and (not with_vectors or i in vectors)
         ]
+
+    def _records(self, ids: Sequence[str], *, payload: bool = False, vectors: bool = False) -> list[Any]:
+        """The engine's records of `ids` (missing ids skipped), with what is asked for."""
+        with _engine_errors("retrieve"):
+            # The binding needs every argument positionally, although the stub marks them optional.
+            return list(self._open().retrieve(_point_ids(ids), payload, vectors))
 
     def scroll(self, flt: StoreFilter, limit: int = 10_000) -> list[Hit]:
         """Points matching `flt`, ordered by id; score is 0."""

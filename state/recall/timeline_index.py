@@ -24,8 +24,8 @@ from then on each write and delete updates it. An index that has seen the store 
 user: its session) from the first memory on, so a new user's first question reads no store.
 At most `max_rows` rows are held; the scopes asked least recently are dropped and rebuilt when
 asked again (the first drop ends `complete`: from then on a scope not held is read from the
-store as before). One lock serialises writes,
-builds and the start of each view; a view then reads rows that are only ever appended to.
+store as before). One lock serialises writes, builds and the start of each view; a view then
+reads rows that are only ever appended to.
 """
 
 from __future__ import annotations
