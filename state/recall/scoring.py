@@ -292,6 +292,10 @@ def score_pool(
     ranked_semantic = np.clip((z + m) / (1.0 + m), 0.0, 1.0)
     content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
     base = (rw.semantic * ranked_semantic + rw.lexical * lexical) * content
+    if query.refers_to_open and (asks_status or still_waiting):
+        # It names no matter of its own ("where are we on my problem?"): its words say nothing, the
+        # open issues and promises are what it is about, for the ranking as for the floor.
+        base = np.maximum(base, rw.semantic * (batch.resolution == 0) * content)
     prev, nxt, prev_holds, prev_defers, next_holds, next_defers = _neighbours(
         batch, base, rw.neighbour_max_gap_s, query.focus
     )

@@ -368,3 +368,20 @@ def test_the_nearest_turn_by_cosine_is_always_among_the_cues() -> None:
     assert keep_nearest([2, 0, 1], s, cosine, None, 3) == [2, 0, 1]  # already there: unchanged
     assert keep_nearest([0], s, cosine, None, 3) == [0, 2]
     assert keep_nearest([], s, cosine, None, 3) == []  # an abstention stays one
+
+
+def test_a_question_naming_no_matter_ranks_the_open_issue_first() -> None:
+    units = [
+        unit("found it: the certificate had expired", n=1, session="s1", speaker_role="agent"),
+        unit(
+            "billing replies within 2 business days",
+            n=2,
+            session="s2",
+            unit_type="commitment",
+            resolution_status="pending",
+        ),
+    ]
+    vague = analyse_query("Where are we on the thing that's still open?", TABLES)
+    assert vague.refers_to_open
+    s = score_pool(vague, _batch(units, sims=[0.82, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert top_indices(s, 1) == [1]
