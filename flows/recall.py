@@ -53,7 +53,7 @@ from state.recall.explain import build_cues
 from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import ResolutionLexicon, asks_status, asks_still_waiting, resolution_file
-from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, score_pool, top_indices
+from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_nearest, score_pool, top_indices
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
 
@@ -330,6 +330,7 @@ class RecallService:
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
         if picked and max(float(r.scores.absolute[i]) for i in picked) < r.floor:
             picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
+        picked = keep_nearest(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

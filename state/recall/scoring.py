@@ -292,6 +292,10 @@ def score_pool(
     ranked_semantic = np.clip((z + m) / (1.0 + m), 0.0, 1.0)
     content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
     base = (rw.semantic * ranked_semantic + rw.lexical * lexical) * content
+    if query.refers_to_open and (asks_status or still_waiting):
+        # It names no matter of its own ("where are we on my problem?"): its words say nothing, the
+        # open issues and promises are what it is about, for the ranking as for the floor.
+        base = np.maximum(base, rw.semantic * (batch.resolution == 0) * content)
     prev, nxt, prev_holds, prev_defers, next_holds, next_defers = _neighbours(
         batch, base, rw.neighbour_max_gap_s, query.focus
     )
@@ -307,6 +311,10 @@ def score_pool(
     asks_promise = still_waiting or "promise" in query.cue_families
     # A status question naming no matter of its own ("any update on my problem?") refers to the open ones.
     referent = open_issue if query.refers_to_open else np.zeros(n)
+    # A question about a promise or still waiting ("you were supposed to…", "still no one called")
+    # refers to the promises the user is owed: an overdue one is relevant for the floor.
+    if asks_promise and batch.overdue is not None:
+        referent = np.maximum(referent, batch.overdue)
     absolute = np.maximum.reduce([semantic, lexical, entity, time_match, referent]) * content if n else np.zeros(0)
     promise = batch.commitment if asks_promise else np.zeros(n)
 
@@ -412,3 +420,23 @@ def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArra
         if len(out) == k:
             break
     return out
+
+
+def keep_nearest(
+    picked: Sequence[int], scores: PoolScores, cosine: F, turn: npt.NDArray[np.int64] | None, k: int
+) -> list[int]:
+    """At most k cues with plain dense search as a floor: the eligible turn closest to the question
+    by cosine is among them (it takes the last place when the fusion left it out), so recall never
+    misses what nearest-neighbour search alone would have put first. Nothing picked (abstain)
+    stays nothing."""
+    out = list(picked)
+    if not out:
+        return out
+    idx = np.flatnonzero(scores.eligible & (scores.relevance > 0))
+    if idx.size == 0:
+        return out
+    nearest = int(idx[np.argmax(cosine[idx])])
+    codes = turn if turn is not None else np.arange(len(cosine))
+    if any(int(codes[i]) == int(codes[nearest]) for i in out):
+        return out
+    return [*out[: k - 1], nearest]

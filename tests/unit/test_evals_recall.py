@@ -9,7 +9,7 @@ import pytest
 
 from evals.baselines import Turn, TurnBaselines, rrf
 from evals.gate import compare
-from evals.scenarios_e2e import DATA, DIAGNOSTIC, HALVES, Tally, checks, load
+from evals.scenarios_e2e import DATA, HALVES, Tally, checks, extra_files, load
 from sinks.models.embedders import load_embedder
 
 
@@ -39,12 +39,22 @@ def test_the_scenario_files_hold_what_their_readme_promises(half: str) -> None:
     assert len({c.user for c in cases}) == len(cases)
 
 
-def test_the_diagnostic_scenarios_have_answers_in_their_turns_and_users_of_their_own() -> None:
-    cases, events = load(DATA / f"{DIAGNOSTIC}.yaml", DIAGNOSTIC)
+def test_the_diagnostic_batches_are_found_and_kept_out_of_both() -> None:
+    assert {"diagnostic", "diagnostic_2"} <= set(extra_files())
+    assert not set(extra_files()) & set(HALVES)
+
+
+@pytest.mark.parametrize("name", extra_files())
+def test_the_diagnostic_scenarios_have_answers_in_their_turns_and_users_of_their_own(name: str) -> None:
+    cases, events = load(DATA / f"{name}.yaml", name)
     texts = {str(e["text"]) for e in events}
     for c in cases:
         assert all(any(x in t for t in texts) for x in c.expect), c.sid
-    others = {c.user for half in HALVES for c in load(DATA / f"{half}.yaml", half)[0]}
+    others = {
+        c.user
+        for half in (*HALVES, *(n for n in extra_files() if n != name))
+        for c in load(DATA / f"{half}.yaml", half)[0]
+    }
     assert len({c.user for c in cases}) == len(cases)
     assert not {c.user for c in cases} & others
 

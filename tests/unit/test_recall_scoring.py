@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from schemas.memory import EmotionLoad, Validity
 from state.recall.config import load_tables
 from state.recall.query import analyse_query
-from state.recall.scoring import candidate_batch, score_pool, top_indices, validity_filter
+from state.recall.resolution import IssueView
+from state.recall.scoring import candidate_batch, keep_nearest, score_pool, top_indices, validity_filter
 from tests.recall_support import T0, unit
 
 TABLES = load_tables()
@@ -338,4 +339,49 @@ def test_a_question_for_a_fact_ranks_the_agents_reply_over_the_complaint_it_answ
     q = analyse_query("What do I need to bring for the swap?", TABLES)
     assert q.focus == "information"
     s = score_pool(q, _batch(units, sims=[0.9, 0.88]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(s, 1) == [1]
+
+
+def test_a_question_about_a_promise_refers_to_the_overdue_one_for_the_floor() -> None:
+    units = [
+        unit("I'll remind you on October 1", n=1, session="s1", speaker_role="agent"),
+        unit("sunny, around 22 degrees", n=2, session="s2", speaker_role="agent"),
+    ]
+    late = {
+        units[0].memory_id: IssueView(status="pending", resolved_at=None, overdue=True, reopened=False, settled_by=None)
+    }
+    payloads = [u.model_dump(mode="json") for u in units]
+    batch = candidate_batch([u.memory_id for u in units], payloads, [0.79, 0.78], TABLES.stopwords, issues=late)
+    vague = analyse_query("You were supposed to nudge me about something", TABLES)
+    assert "promise" in vague.cue_families
+    s = score_pool(vague, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.absolute.tolist() == [1.0, 0.0]  # the overdue promise clears the floor, nothing else does
+    other = score_pool(analyse_query("Do you sell gift cards?", TABLES), batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert other.absolute.tolist() == [0.0, 0.0]
+
+
+def test_the_nearest_turn_by_cosine_is_always_among_the_cues() -> None:
+    units = [unit(f"memory {i}", n=i, session=f"s{i}") for i in range(1, 6)]
+    s = score_pool(analyse_query("memory", TABLES), _batch(units, sims=[0.5] * 5), TABLES, NOW)
+    cosine = np.array([0.80, 0.81, 0.95, 0.82, 0.83])
+    assert keep_nearest([0, 1, 3], s, cosine, None, 3) == [0, 1, 2]  # the nearest takes the last place
+    assert keep_nearest([2, 0, 1], s, cosine, None, 3) == [2, 0, 1]  # already there: unchanged
+    assert keep_nearest([0], s, cosine, None, 3) == [0, 2]
+    assert keep_nearest([], s, cosine, None, 3) == []  # an abstention stays one
+
+
+def test_a_question_naming_no_matter_ranks_the_open_issue_first() -> None:
+    units = [
+        unit("found it: the certificate had expired", n=1, session="s1", speaker_role="agent"),
+        unit(
+            "billing replies within 2 business days",
+            n=2,
+            session="s2",
+            unit_type="commitment",
+            resolution_status="pending",
+        ),
+    ]
+    vague = analyse_query("Where are we on the thing that's still open?", TABLES)
+    assert vague.refers_to_open
+    s = score_pool(vague, _batch(units, sims=[0.82, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
     assert top_indices(s, 1) == [1]
