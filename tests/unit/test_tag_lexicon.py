@@ -46,7 +46,7 @@ def _data() -> dict:
             lambda d: d["intent"]["context_cues"].append({"name": "x", "after": ["boss"], "pattern": "a", "w": {}}),
             "unknown intents in `after`",
         ),
-        (lambda d: d["intent"]["context_cues"].append(["x"]), "context_cues 2: expected a mapping"),
+        (lambda d: d["intent"]["context_cues"].append(["x"]), "context_cues 3: expected a mapping"),
     ],
 )
 def test_invalid_lexicons_are_rejected(mutate, message: str) -> None:

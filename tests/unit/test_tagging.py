@@ -248,17 +248,22 @@ def test_an_acceptance_after_a_request_is_a_commitment() -> None:
 
 @pytest.mark.parametrize(
     ("question", "reply"),
-    [("Would you like to try our new sunscreen?", "Sure, why not."), ("那下午一点方便吗？", "可以，她那时有空。")],
+    [
+        ("Would you like to try our new sunscreen?", "Sure, why not."),
+        ("那下午一点方便吗？", "可以，她那时有空。"),
+        ("你介意和我交换座位吗？", "没关系。"),
+    ],
 )
 def test_an_acceptance_word_answering_a_question_takes_up_the_offer(question: str, reply: str) -> None:
     state, first = tag_turn(TagState(), _turn(question, speaker="A"), TagConfig(), LEX)
-    assert first.turn_intent_label == "question"
+    assert first.turn_intent_label in ("question", "request")
     _, answer = tag_turn(state, _turn(reply, speaker="B", event_id="e2"), TagConfig(), LEX)
     assert answer.turn_intent_label == "commitment"
-    assert any(c in answer.tags[0].cues for c in ("accept_offer", "zh_accept_offer"))
+    assert any(c in answer.tags[0].cues for c in ("accept_offer", "zh_accept_offer", "zh_no_trouble"))
     # "Yes" / 是的 only answers the question.
-    _, plain = tag_turn(state, _turn("是的，她那时有空。" if "方便" in question else "Yes, I have.", speaker="B"), TagConfig(), LEX)
-    assert plain.turn_intent_label == "neutral"
+    if "方便" in question:
+        _, plain = tag_turn(state, _turn("是的，她那时有空。", speaker="B"), TagConfig(), LEX)
+        assert plain.turn_intent_label == "neutral"
 
 
 @pytest.mark.parametrize(
