@@ -36,6 +36,19 @@ class Cue:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextCue:
+    """A cue that counts only in reply to another speaker's turn of one of the `after` intents.
+
+    The same words do different things in different places: 好的 / "sure" answering a question
+    ("Would you like a window seat?" – "Sure.") takes up what was offered; said out of the blue it
+    only acknowledges.
+    """
+
+    after: tuple[str, ...]
+    cue: Cue
+
+
+@dataclass(frozen=True, slots=True)
 class CueScope:
     """What the words just before a cue's match do to it: negation and intensity adverbs.
 
@@ -107,6 +120,7 @@ class TagLexicon:
     unit_cues: dict[str, dict[str, re.Pattern[str]]]
     topics: tuple[tuple[str, re.Pattern[str]], ...]
     version: int = 1
+    context_cues: tuple[ContextCue, ...] = ()
 
 
 def _compile(pattern: object, where: str) -> re.Pattern[str]:
@@ -160,6 +174,27 @@ def _scope(spec: object, where: str) -> CueScope:
     )
 
 
+def _context_cue(spec: object, i: int) -> ContextCue:
+    if not isinstance(spec, dict):
+        raise ConfigurationError(f"intent.context_cues {i}: expected a mapping")
+    name = str(spec.get("name", f"context_cue{i}"))
+    after = spec.get("after")
+    if isinstance(after, str):
+        after = [after]
+    if not isinstance(after, list) or not after:
+        raise ConfigurationError(f"intent.context_cues {name}: `after` must name one or more intents")
+    unknown = set(after) - set(CLASSES) - {"start"}
+    if unknown:
+        raise ConfigurationError(f"intent.context_cues {name}: unknown intents in `after`: {sorted(unknown)}")
+    cue = Cue(
+        name=name,
+        lang=_lang(spec.get("lang", "any"), f"intent.context_cues {name}"),
+        regex=_compile(spec.get("pattern"), f"intent.context_cues {name}"),
+        weights=_class_vector(spec.get("w", {}), f"intent.context_cues {name}"),
+    )
+    return ContextCue(tuple(str(a) for a in after), cue)
+
+
 def _carry(spec: object, where: str) -> tuple[float, float]:
     if spec is None:
         return 0.0, 0.5
@@ -189,6 +224,7 @@ def parse_lexicon(data: object) -> TagLexicon:
         for i, c in enumerate(intent.get("cues", []))
     )
     context = {str(k): _class_vector(v, f"intent.context.{k}") for k, v in intent.get("context", {}).items()}
+    context_cues = tuple(_context_cue(c, i) for i, c in enumerate(intent.get("context_cues", [])))
     emotion = _section(data, "emotion")
     dims = []
     for dim in EMOTIONS:
@@ -260,6 +296,7 @@ def parse_lexicon(data: object) -> TagLexicon:
         unit_cues=unit_cues,
         topics=topics,
         version=int(data.get("version", 1)),
+        context_cues=context_cues,
     )
 
 

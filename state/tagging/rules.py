@@ -73,6 +73,10 @@ def rule_logits(text: str, lex: TagLexicon, prev_intent: str | None) -> tuple[Ve
     if prev_intent is not None and prev_intent in lex.context:
         logits += lex.context[prev_intent]
         fired.append(f"after_{prev_intent}")
+    for ctx in lex.context_cues:
+        if prev_intent in ctx.after and ctx.cue.lang in langs and ctx.cue.regex.search(text):
+            logits += ctx.cue.weights
+            fired.append(ctx.cue.name)
     return logits, tuple(fired)
 
 

@@ -41,6 +41,12 @@ def _data() -> dict:
         (lambda d: d["emotion"]["stress"]["scope"]["negation"].update(zh="("), "bad regular expression"),
         (lambda d: d["emotion"]["stress"].update(carry=0.5), "carry: expected a mapping"),
         (lambda d: d["emotion"]["stress"].update(carry={"weight": 1.0}), "must lie in"),
+        (lambda d: d["intent"]["context_cues"].append({"name": "x", "pattern": "a", "w": {}}), "`after` must name"),
+        (
+            lambda d: d["intent"]["context_cues"].append({"name": "x", "after": ["boss"], "pattern": "a", "w": {}}),
+            "unknown intents in `after`",
+        ),
+        (lambda d: d["intent"]["context_cues"].append(["x"]), "context_cues 3: expected a mapping"),
     ],
 )
 def test_invalid_lexicons_are_rejected(mutate, message: str) -> None:

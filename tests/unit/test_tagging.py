@@ -247,6 +247,43 @@ def test_an_acceptance_after_a_request_is_a_commitment() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("Would you like to try our new sunscreen?", "Sure, why not."),
+        ("那下午一点方便吗？", "可以，她那时有空。"),
+        ("你介意和我交换座位吗？", "没关系。"),
+    ],
+)
+def test_an_acceptance_word_answering_a_question_takes_up_the_offer(question: str, reply: str) -> None:
+    state, first = tag_turn(TagState(), _turn(question, speaker="A"), TagConfig(), LEX)
+    assert first.turn_intent_label in ("question", "request")
+    _, answer = tag_turn(state, _turn(reply, speaker="B", event_id="e2"), TagConfig(), LEX)
+    assert answer.turn_intent_label == "commitment"
+    assert any(c in answer.tags[0].cues for c in ("accept_offer", "zh_accept_offer", "zh_no_trouble"))
+    # "Yes" / 是的 only answers the question.
+    if "方便" in question:
+        _, plain = tag_turn(state, _turn("是的，她那时有空。", speaker="B"), TagConfig(), LEX)
+        assert plain.turn_intent_label == "neutral"
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("OK, when will you be back?", "question"),
+        ("好的，你有收据吗？", "question"),
+        ("他这会正做美容呢", "neutral"),
+        ("那你呢", "question"),
+        ("不是不是", "neutral"),
+        ("我也不想这样", "neutral"),
+        ("我不想这样", "refuse"),
+    ],
+)
+def test_speech_act_forms(text: str, label: str) -> None:
+    _, turn = tag_turn(None, _turn(text), TagConfig(context=False), LEX)
+    assert turn.turn_intent_label == label
+
+
+@pytest.mark.parametrize(
     ("negated", "plain"),
     [("我不开心", "我开心"), ("我不太满意", "我很满意"), ("I am not happy about this", "I am happy about this")],
 )
