@@ -124,16 +124,27 @@ def _matches(payload: Mapping[str, Any], scope: Mapping[str, str]) -> bool:
 
 
 def _store_would_return(
-    stored: Mapping[str, Mapping[str, Any]], scope: Mapping[str, str], now: datetime, limit: int, skip: set[str]
+    stored: Mapping[str, Mapping[str, Any]],
+    scope: Mapping[str, str],
+    now: datetime,
+    limit: int,
+    skip: set[str],
+    *,
+    valid_only: bool = True,
 ) -> list[tuple[str, Mapping[str, Any]]]:
-    """What `RecallService` keeps of `scroll(StoreFilter(match=scope, valid_at=now, not_after=now), limit)`."""
+    """What `RecallService` keeps of `scroll(StoreFilter(match=scope, valid_at=now, not_after=now), limit)`
+    (without `valid_at` when not `valid_only`)."""
     t = now.timestamp()
     valid = [
         (m, p)
         for m, p in sorted(stored.items())
         if _matches(p, scope)
         and instant(p["ts"]) <= t
-        and (p["validity"].get("effective_to") is None or instant(p["validity"]["effective_to"]) >= t)
+        and (
+            not valid_only
+            or p["validity"].get("effective_to") is None
+            or instant(p["validity"]["effective_to"]) >= t
+        )
     ]
     return [(m, p) for m, p in valid[:limit] if p.get("event_id") not in skip]
 
@@ -173,7 +184,11 @@ def test_the_index_answers_as_the_scan_does(seed: int, complete: bool) -> None:
         now = T0 + timedelta(minutes=rng.randint(0, 3500))
         skip = {f"e{rng.randint(1, n)}" for _ in range(rng.randint(0, 3))}
         limit = rng.choice([5000, 5000, rng.randint(0, 15)])
-        scanned = ScannedTimeline(_store_would_return(stored, scope, now, limit, skip), STOP)
+        scanned = ScannedTimeline(
+            _store_would_return(stored, scope, now, limit, skip),
+            STOP,
+            history=_store_would_return(stored, scope, now, limit, skip, valid_only=False),
+        )
         indexed = index.view(scope, now, skip, limit, STOP)
         assert len(indexed) == len(scanned)
         assert indexed.speakers() == scanned.speakers()
