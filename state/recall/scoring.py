@@ -232,6 +232,21 @@ def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: flo
     return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
 
 
+def _with_replies(batch: CandidateBatch, settled_by: npt.NDArray[np.int64], max_gap_s: float) -> npt.NDArray[np.int64]:
+    """The settled threads with the agent's replies to a settled issue: an agent turn of the same
+    session said within `max_gap_s` after it (before the customer speaks again) is settled by the
+    same turn ("已反馈技术部门" after a complaint the customer later confirmed fixed)."""
+    out = settled_by.copy()
+    customer = said_by_customer(batch.payloads)
+    for i in np.flatnonzero((settled_by >= 0) & customer):
+        after = (batch.session == batch.session[i]) & (batch.ts > batch.ts[i]) & (batch.ts <= batch.ts[i] + max_gap_s)
+        spoke_again = after & customer
+        if spoke_again.any():
+            after &= batch.ts < batch.ts[spoke_again].min()
+        out[after & ~customer & (out < 0)] = settled_by[i]
+    return out
+
+
 def _settled(rel: F, settled_by: npt.NDArray[np.int64], outcome: bool, inherit: float, defer: float, keep: F | float) -> F:
     """Relevance with the resolution threads applied: for a question about how a matter ended
     (`outcome`), the turn that settled an issue inherits `inherit` of the issue's relevance and the
@@ -367,7 +382,8 @@ def score_pool(
     if query.focus == "current" and not still_waiting:
         in_context = _newer_versions(batch, in_context, rw.neighbour_prev, rw.asking, rw.version_min_overlap)
     if batch.settled_by is not None and (asks_open or asks_outcome):
-        in_context = _settled(in_context, batch.settled_by, asks_outcome, rw.neighbour_prev, rw.asking, rw.settled_pending)
+        settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if asks_open else batch.settled_by
+        in_context = _settled(in_context, settled_by, asks_outcome, rw.neighbour_prev, rw.asking, rw.settled_pending)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content
