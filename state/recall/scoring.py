@@ -247,7 +247,9 @@ def _with_replies(batch: CandidateBatch, settled_by: npt.NDArray[np.int64], max_
     return out
 
 
-def _settled(rel: F, settled_by: npt.NDArray[np.int64], outcome: bool, inherit: float, defer: float, keep: F | float) -> F:
+def _settled(
+    rel: F, settled_by: npt.NDArray[np.int64], outcome: bool, inherit: float, defer: float, keep: F | float
+) -> F:
     """Relevance with the resolution threads applied: for a question about how a matter ended
     (`outcome`), the turn that settled an issue inherits `inherit` of the issue's relevance and the
     issue keeps `defer` of its own (the end of the thread answers, not its start); for a question

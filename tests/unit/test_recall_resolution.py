@@ -123,12 +123,21 @@ def test_more_ways_of_asking_how_a_matter_stands() -> None:
 
 
 def test_open_and_outcome_questions_are_told_apart() -> None:
-    for text in ("which of my tickets is still open?", "is the fee thing still pending?", "那个还没处理好的退款呢",
-                 "多扣的钱还有一笔没退吧", "手机卡的问题解决了吗"):
+    for text in (
+        "which of my tickets is still open?",
+        "is the fee thing still pending?",
+        "那个还没处理好的退款呢",
+        "多扣的钱还有一笔没退吧",
+        "手机卡的问题解决了吗",
+    ):
         assert asks_open(text, LEX), text
         assert not asks_outcome(text, LEX), text
-    for text in ("what happened with the June one in the end?", "how did the password thing get fixed in the end?",
-                 "冰箱那个后来怎么样了", "did you ever end up sending the right charger?"):
+    for text in (
+        "what happened with the June one in the end?",
+        "how did the password thing get fixed in the end?",
+        "冰箱那个后来怎么样了",
+        "did you ever end up sending the right charger?",
+    ):
         assert asks_outcome(text, LEX), text
         assert not asks_open(text, LEX), text
 

@@ -140,11 +140,7 @@ def _store_would_return(
         for m, p in sorted(stored.items())
         if _matches(p, scope)
         and instant(p["ts"]) <= t
-        and (
-            not valid_only
-            or p["validity"].get("effective_to") is None
-            or instant(p["validity"]["effective_to"]) >= t
-        )
+        and (not valid_only or p["validity"].get("effective_to") is None or instant(p["validity"]["effective_to"]) >= t)
     ]
     return [(m, p) for m, p in valid[:limit] if p.get("event_id") not in skip]
 
@@ -360,17 +356,34 @@ def test_retrieve_gives_the_engines_payloads_and_vectors_for_indexed_and_other_m
 
 
 def test_a_confirmation_whose_validity_ended_still_settles_what_it_answered() -> None:
-    """"现在用着挺好的" is a state valid for a day; a week later it is no cue, but the repair it
+    """ "现在用着挺好的" is a state valid for a day; a week later it is no cue, but the repair it
     confirmed stays settled, in the index as in the scan."""
     complaint = MemoryUnit(
-        memory_id="m1", unit_index=0, tenant_id="t1", session_id="s1", user_id="u1", turn_id="e1", event_id="e1",
-        ts=T0, text="打印机卡纸，每次打到第二页就卡住", source_text="打印机卡纸", unit_type="complaint",
+        memory_id="m1",
+        unit_index=0,
+        tenant_id="t1",
+        session_id="s1",
+        user_id="u1",
+        turn_id="e1",
+        event_id="e1",
+        ts=T0,
+        text="打印机卡纸，每次打到第二页就卡住",
+        source_text="打印机卡纸",
+        unit_type="complaint",
         resolution_status="pending",
     )
     later = T0 + timedelta(days=7)
     fine = MemoryUnit(
-        memory_id="m2", unit_index=0, tenant_id="t1", session_id="s2", user_id="u1", turn_id="e2", event_id="e2",
-        ts=T0 + timedelta(days=1), text="上次修的打印机现在用着挺好的", source_text="上次修的打印机现在用着挺好的",
+        memory_id="m2",
+        unit_index=0,
+        tenant_id="t1",
+        session_id="s2",
+        user_id="u1",
+        turn_id="e2",
+        event_id="e2",
+        ts=T0 + timedelta(days=1),
+        text="上次修的打印机现在用着挺好的",
+        source_text="上次修的打印机现在用着挺好的",
         validity=Validity(validity_type="transient", effective_to=T0 + timedelta(days=2)),
     )
     stored = {u.memory_id: u.model_dump(mode="json") for u in (complaint, fine)}
