@@ -437,6 +437,7 @@ def test_a_question_about_how_it_ended_ranks_the_settling_turn_first() -> None:
     assert batch.settled_by is not None
     assert batch.settled_by.tolist() == [1, -1, -1]
     q = analyse_query("what happened with the June one in the end?", TABLES)
+    assert top_indices(score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9)), 1) == [0]
     s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_outcome=True)
     assert top_indices(s, 1) == [1]
     assert s.absolute[1] == s.absolute[0]  # the settling turn clears the floor as far as its issue does
@@ -446,7 +447,11 @@ def test_the_agents_reply_to_a_settled_complaint_is_part_of_its_thread_for_open_
     units = [
         unit("第三章视频打不开", n=1, session="s1", unit_type="complaint"),
         unit(
-            "已反馈技术部门，修好后短信通知您", n=2, session="s1", speaker_role="agent", ts=T0 + timedelta(seconds=40)
+            "已反馈技术部门，修好后短信通知您",
+            n=2,
+            session="s1",
+            speaker_role="agent",
+            ts=T0 + timedelta(minutes=1, seconds=40),
         ),
         unit("第五章的习题答案也看不了", n=3, session="s2", unit_type="complaint", ts=T0 + timedelta(days=1)),
         unit("第三章视频能看了", n=4, session="s3", ts=T0 + timedelta(days=3)),
@@ -465,7 +470,7 @@ def test_the_agents_reply_to_a_settled_complaint_is_part_of_its_thread_for_open_
         ids[3]: none,
     }
     payloads = [u.model_dump(mode="json") for u in units]
-    batch = candidate_batch(ids, payloads, [0.82, 0.86, 0.84, 0.80], TABLES.stopwords, issues=views)
+    batch = candidate_batch(ids, payloads, [0.82, 0.95, 0.86, 0.80], TABLES.stopwords, issues=views)
     q = analyse_query("还有一个没好的，什么时候能修好？", TABLES)
     s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, asks_open=True)
     assert top_indices(s, 1) == [2]
