@@ -52,7 +52,14 @@ from state.recall.config import RecallTables
 from state.recall.explain import build_cues
 from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
-from state.recall.resolution import ResolutionLexicon, asks_status, asks_still_waiting, resolution_file
+from state.recall.resolution import (
+    ResolutionLexicon,
+    asks_open,
+    asks_outcome,
+    asks_status,
+    asks_still_waiting,
+    resolution_file,
+)
 from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_nearest, score_pool, top_indices
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
@@ -160,13 +167,16 @@ class RecallService:
             if indexed is not None:
                 return indexed
         now = request.ts.isoformat()
-        flt = StoreFilter(match=scope, valid_at=now, not_after=now)
-        memories = [
-            (h.id, h.payload)
-            for h in self._store.scroll(flt, self._scan_limit)
-            if all(h.payload.get(k) == v for k, v in scope.items()) and h.payload.get("event_id") not in skip
-        ]
-        return ScannedTimeline(memories, stopwords)
+
+        def read(flt: StoreFilter) -> list[tuple[str, dict[str, Any]]]:
+            return [
+                (h.id, h.payload)
+                for h in self._store.scroll(flt, self._scan_limit)
+                if all(h.payload.get(k) == v for k, v in scope.items()) and h.payload.get("event_id") not in skip
+            ]
+
+        valid = read(StoreFilter(match=scope, valid_at=now, not_after=now))
+        return ScannedTimeline(valid, stopwords, history=read(StoreFilter(match=scope, not_after=now)))
 
     def _candidates(
         self,
@@ -282,7 +292,9 @@ class RecallService:
             issues=issues,
         )
         waiting = asks_still_waiting(request.query_text, resolution)
+        outcome = asks_outcome(request.query_text, resolution)
         status = asks_status(request.query_text, resolution)
+        still_open = (waiting or asks_open(request.query_text, resolution)) and not outcome
         abstain = tables.abstain_for(self._embedder.name)
         scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
         periods = _past_periods(request.query_text, request.ts, request.times)
@@ -303,6 +315,8 @@ class RecallService:
             known_people=people,
             still_waiting=waiting,
             asks_status=status,
+            asks_open=still_open,
+            asks_outcome=outcome,
             cosine_scale=scale,
             time_ranges=periods,
         )

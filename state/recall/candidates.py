@@ -62,6 +62,7 @@ class CandidateBatch:
     overdue: F | None = None
     content: B | None = None
     turn: npt.NDArray[np.int64] | None = None
+    settled_by: npt.NDArray[np.int64] | None = None  # per candidate: the candidate whose turn settled it, or -1
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -139,4 +140,17 @@ def candidate_batch(
         overdue=np.array([1.0 if m in issues and issues[m].overdue else 0.0 for m in ids]),
         content=np.array([has_content(str(p.get("text", ""))) for p in payloads], dtype=bool),
         turn=np.array([turns.setdefault(str(p.get("event_id", i)), len(turns)) for i, p in enumerate(payloads)]),
+        settled_by=_settlers(ids, issues),
     )
+
+
+def _settlers(ids: Sequence[str], issues: Mapping[str, IssueView]) -> npt.NDArray[np.int64]:
+    """Per candidate, the index of the candidate that settled it (a confirmation, an agent's
+    completion), -1 when it is not settled or its settler is not among the candidates."""
+    position = {m: i for i, m in enumerate(ids)}
+    out = np.full(len(ids), -1, dtype=np.int64)
+    for i, m in enumerate(ids):
+        view = issues.get(m)
+        if view is not None and view.settled_by is not None:
+            out[i] = position.get(view.settled_by, -1)
+    return out

@@ -50,6 +50,7 @@ class RelevanceWeights:
     topic: float
     overdue: float
     open_issue: float
+    settled_pending: float
     promise: float
     time_match: float
     version_min_overlap: float

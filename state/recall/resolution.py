@@ -40,6 +40,7 @@ import yaml
 
 from schemas.errors import ConfigurationError
 from state.core.hotfile import HotFile
+from state.recall.focus import says
 from state.recall.lexical import tokenize
 from state.units.promise import is_agent_promise, payload_deadline
 
@@ -53,6 +54,7 @@ class ResolutionLexicon:
     completions: tuple[str, ...]
     still_waiting: tuple[str, ...]
     status_questions: tuple[str, ...]
+    outcome_questions: tuple[str, ...]
     issue_types: frozenset[str]
     reopen_min_overlap: int
 
@@ -105,6 +107,7 @@ def load_resolution(path: Path = DEFAULT_RESOLUTION) -> ResolutionLexicon:
         completions=_phrases(doc, "completions"),
         still_waiting=_phrases(doc, "still_waiting"),
         status_questions=_phrases(doc, "status_questions"),
+        outcome_questions=_phrases(doc, "outcome_questions"),
         issue_types=frozenset(str(t) for t in types),
         reopen_min_overlap=overlap,
     )
@@ -128,11 +131,16 @@ def is_confirmation(text: str, lexicon: ResolutionLexicon) -> bool:
     True
     >>> is_confirmation("退款什么时候到？", load_resolution()), is_confirmation("现在能到账了吗", load_resolution())
     (False, False)
+    >>> is_confirmation("第三章视频能看了", load_resolution()), is_confirmation("I'm in the UK", load_resolution())
+    (True, False)
+
+    Phrases match as the focus phrases do (`state.recall.focus.says`): Latin ones as whole words,
+    '…' a gap of a few characters.
     """
     lowered = text.lower()
     if any(q in lowered for q in _ASKED):  # "现在能到账了吗" asks; it does not confirm
         return False
-    return any(p in lowered for p in lexicon.confirmations)
+    return says(lowered, lexicon.confirmations)
 
 
 def asks_still_waiting(text: str, lexicon: ResolutionLexicon) -> bool:
@@ -153,6 +161,30 @@ def asks_status(text: str, lexicon: ResolutionLexicon) -> bool:
     """
     lowered = text.lower()
     return asks_still_waiting(text, lexicon) or any(p in lowered for p in lexicon.status_questions)
+
+
+def asks_outcome(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A question about how a matter ended ("what happened with it in the end?", "后来怎么样了"):
+    the turn that settled it holds the answer, not the report that opened it.
+
+    >>> asks_outcome("How did the password thing get fixed in the end?", load_resolution())
+    True
+    >>> asks_outcome("Is the double charge still being looked at?", load_resolution())
+    False
+    """
+    return says(text, lexicon.outcome_questions)
+
+
+def asks_open(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A question about what is still open (a status or still-waiting question that does not ask
+    how a matter ended): settled issues are not its answer.
+
+    >>> asks_open("which of my tickets is still open?", load_resolution())
+    True
+    >>> asks_open("冰箱那个后来怎么样了", load_resolution())
+    False
+    """
+    return asks_status(text, lexicon) and not asks_outcome(text, lexicon)
 
 
 def _is_issue(p: Mapping[str, Any], lexicon: ResolutionLexicon) -> bool:

@@ -232,6 +232,49 @@ def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: flo
     return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
 
 
+def _with_replies(batch: CandidateBatch, settled_by: npt.NDArray[np.int64], max_gap_s: float) -> npt.NDArray[np.int64]:
+    """The settled threads with the agent's replies to a settled issue: an agent turn of the same
+    session said within `max_gap_s` after it (before the customer speaks again) is settled by the
+    same turn ("已反馈技术部门" after a complaint the customer later confirmed fixed)."""
+    out = settled_by.copy()
+    customer = said_by_customer(batch.payloads)
+    for i in np.flatnonzero((settled_by >= 0) & customer):
+        after = (batch.session == batch.session[i]) & (batch.ts > batch.ts[i]) & (batch.ts <= batch.ts[i] + max_gap_s)
+        spoke_again = after & customer
+        if spoke_again.any():
+            after &= batch.ts < batch.ts[spoke_again].min()
+        out[after & ~customer & (out < 0)] = settled_by[i]
+    return out
+
+
+def _settled(
+    rel: F, settled_by: npt.NDArray[np.int64], outcome: bool, inherit: float, defer: float, keep: F | float
+) -> F:
+    """Relevance with the resolution threads applied: for a question about how a matter ended
+    (`outcome`), the turn that settled an issue inherits `inherit` of the issue's relevance and the
+    issue keeps `defer` of its own (the end of the thread answers, not its start); for a question
+    about what is still open, a settled issue and its settler keep `keep` of theirs.
+
+    >>> r = np.array([0.6, 0.1, 0.5]); by = np.array([1, -1, -1])
+    >>> _settled(r, by, True, 1.0, 0.8, 0.6).round(2).tolist(), _settled(r, by, False, 1.0, 0.8, 0.6).round(2).tolist()
+    ([0.48, 0.6, 0.5], [0.36, 0.06, 0.5])
+    """
+    settled = settled_by >= 0
+    if not settled.any():
+        return rel
+    out = rel.copy()
+    by = settled_by[settled]
+    if outcome:
+        inherited = np.zeros(rel.size)
+        np.maximum.at(inherited, by, inherit * rel[settled])
+        out = np.maximum(out, inherited)
+        out[settled] = np.minimum(out[settled], defer * rel[settled])
+        return out
+    out[settled] = keep * rel[settled]
+    out[by] = keep * rel[by]
+    return out
+
+
 def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
     """1 for a memory said inside one of the periods, exp(-days outside) near one, 0 without periods."""
     if not ranges or ts.size == 0:
@@ -260,6 +303,8 @@ def score_pool(
     factors: F | None = None,
     still_waiting: bool = False,
     asks_status: bool = False,
+    asks_open: bool = False,
+    asks_outcome: bool = False,
     cosine_scale: tuple[float, float] = (0.0, 1.0),
     time_ranges: Sequence[tuple[float, float]] = (),
 ) -> PoolScores:
@@ -267,6 +312,10 @@ def score_pool(
 
     `still_waiting`: the question asks about something not done yet (overdue promises count);
     `asks_status`: it asks how a matter stands (open issues and promises count);
+    `asks_open`: it asks what is still open: a settled issue, and the turn that settled it, keep
+    `settled_pending` of their relevance;
+    `asks_outcome`: it asks how a matter ended: the turn that settled an issue inherits the
+    issue's relevance (as an answer its question), the issue and its thread keep `asking` of theirs;
     `time_ranges`: the past periods the question names ("上周五", "last Monday"), epoch seconds:
     memories said then count (`time_match`, 1 inside, decaying over a day outside);
     `cosine_scale`: the embedder's (low, high) cosine calibration: cosine `low` is semantic 0, `high` is 1.
@@ -316,6 +365,10 @@ def score_pool(
     if asks_promise and batch.overdue is not None:
         referent = np.maximum(referent, batch.overdue)
     absolute = np.maximum.reduce([semantic, lexical, entity, time_match, referent]) * content if n else np.zeros(0)
+    if asks_outcome and batch.settled_by is not None and n:
+        # The turn that settled an issue answers "how did it end" as far as the issue matches it.
+        settled = batch.settled_by >= 0
+        np.maximum.at(absolute, batch.settled_by[settled], absolute[settled])
     promise = batch.commitment if asks_promise else np.zeros(n)
 
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
@@ -330,6 +383,9 @@ def score_pool(
     in_context = np.maximum.reduce([own, share_prev * prev, share_next * nxt]) * content
     if query.focus == "current" and not still_waiting:
         in_context = _newer_versions(batch, in_context, rw.neighbour_prev, rw.asking, rw.version_min_overlap)
+    if batch.settled_by is not None and (asks_open or asks_outcome):
+        settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if asks_open else batch.settled_by
+        in_context = _settled(in_context, settled_by, asks_outcome, rw.neighbour_prev, rw.asking, rw.settled_pending)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

@@ -66,7 +66,8 @@ class Timeline(Protocol):
         ...
 
     def issues(self, now: datetime, lexicon: ResolutionLexicon) -> dict[str, IssueView]:
-        """What the timeline says about its open issues and promises at `now`."""
+        """What the timeline says about its open issues and promises at `now` (every memory said
+        by then takes part, valid or not)."""
         ...
 
 
@@ -78,10 +79,21 @@ class ScannedTimeline:
     (['', 'mel'], ['m1'])
     """
 
-    def __init__(self, memories: Sequence[tuple[str, Mapping[str, Any]]], stopwords: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        memories: Sequence[tuple[str, Mapping[str, Any]]],
+        stopwords: frozenset[str] = frozenset(),
+        history: Sequence[tuple[str, Mapping[str, Any]]] | None = None,
+    ):
+        """`history`: every memory said by the question time, valid or not (default: `memories`);
+        the resolution pass reads it, since a confirmation whose validity ended still settled
+        what it answered."""
         self._ids = [m for m, _ in memories]
         self._payloads = [p for _, p in memories]
         self._stopwords = stopwords
+        said = memories if history is None else history
+        self._said_ids = [m for m, _ in said]
+        self._said_payloads = [p for _, p in said]
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -96,4 +108,4 @@ class ScannedTimeline:
         return LexicalShares(positive, frozenset(self._ids), len(self._ids))
 
     def issues(self, now: datetime, lexicon: ResolutionLexicon) -> dict[str, IssueView]:
-        return issue_views(self._ids, self._payloads, now, lexicon, self._stopwords)
+        return issue_views(self._said_ids, self._said_payloads, now, lexicon, self._stopwords)

@@ -248,20 +248,17 @@ class ScopeIndex:
             )
         _, ts, until, alive = self._arrays
         t = instant(now)
-        valid = alive & (ts <= t) & (until >= t)
-        if int(np.count_nonzero(valid)) > limit:  # the store's scroll stops at `limit` points in id order
-            first = sorted(np.flatnonzero(valid).tolist(), key=lambda i: gen.rows[i].mid)[:limit]
-            valid = np.zeros(n, dtype=np.bool_)
-            valid[first] = True
+        said = _first(alive & (ts <= t), gen.rows, limit)
+        valid = _first(alive & (ts <= t) & (until >= t), gen.rows, limit)
         if skip:
-            for i in np.flatnonzero(valid).tolist():
+            for i in np.flatnonzero(said).tolist():
                 if gen.rows[i].event_id in skip:
-                    valid[i] = False
+                    valid[i] = said[i] = False
         if gen.terms is None or gen.terms.stopwords != stopwords:
             gen.terms = _Terms(stopwords)
             for i, text in enumerate(gen.texts):
                 gen.terms.add(i, text)
-        return IndexedTimeline(self, gen, valid, gen.terms)
+        return IndexedTimeline(self, gen, valid, gen.terms, said)
 
     def marks(
         self, gen: _Generation, lexicon: ResolutionLexicon, stopwords: frozenset[str], n: int
@@ -274,11 +271,29 @@ class ScopeIndex:
             return [(i, m) for i, m in cache.extend(gen.rows, n) if i < n]
 
 
+def _first(mask: npt.NDArray[np.bool_], rows: Sequence[_Row], limit: int) -> npt.NDArray[np.bool_]:
+    """The first `limit` rows of the mask by id, as the store's scroll stops at `limit` points in id order."""
+    if int(np.count_nonzero(mask)) <= limit:
+        return mask
+    first = sorted(np.flatnonzero(mask).tolist(), key=lambda i: rows[i].mid)[:limit]
+    out = np.zeros(mask.size, dtype=np.bool_)
+    out[first] = True
+    return out
+
+
 class IndexedTimeline:
     """One question's view of a scope index (`state.recall.timeline.Timeline`)."""
 
-    def __init__(self, index: ScopeIndex, gen: _Generation, valid: npt.NDArray[np.bool_], terms: _Terms) -> None:
+    def __init__(
+        self,
+        index: ScopeIndex,
+        gen: _Generation,
+        valid: npt.NDArray[np.bool_],
+        terms: _Terms,
+        said: npt.NDArray[np.bool_] | None = None,
+    ) -> None:
         self._index = index
+        self._said = valid if said is None else said
         self._gen = gen
         self._rows = gen.rows
         self._n = len(valid)
@@ -326,9 +341,11 @@ class IndexedTimeline:
         return rows[keep], counts[keep]
 
     def issues(self, now: datetime, lexicon: ResolutionLexicon) -> dict[str, IssueView]:
-        valid, rows = self._valid, self._rows
+        # Every memory said by `now` takes part, valid or not: a confirmation whose validity ended
+        # ("现在用着挺好的", valid for a day) still settled what it answered.
+        said, rows = self._said, self._rows
         marks = self._index.marks(self._gen, lexicon, self._terms.stopwords, self._n)
-        in_view = [(rows[i].mid, m) for i, m in marks if valid[i]]
+        in_view = [(rows[i].mid, m) for i, m in marks if said[i]]
         in_view.sort(key=lambda x: (x[1].ts, x[1].unit_index, x[0]))
         return settle_marks(in_view, now.timestamp(), lexicon.reopen_min_overlap)
 

@@ -10,7 +10,15 @@ import pytest
 
 from schemas.errors import ConfigurationError
 from schemas.memory import TimeExpression
-from state.recall.resolution import asks_status, asks_still_waiting, issue_views, load_resolution
+from state.recall.resolution import (
+    asks_open,
+    asks_outcome,
+    asks_status,
+    asks_still_waiting,
+    is_confirmation,
+    issue_views,
+    load_resolution,
+)
 from tests.recall_support import T0, unit
 
 LEX = load_resolution()
@@ -112,3 +120,40 @@ def test_more_ways_of_asking_how_a_matter_stands() -> None:
     assert asks_status("Is my broken device issue sorted yet?", LEX)
     assert asks_status("Any news on my problem?", LEX)
     assert asks_still_waiting("It's been a week and the jacket money still isn't back!", LEX)
+
+
+def test_open_and_outcome_questions_are_told_apart() -> None:
+    for text in (
+        "which of my tickets is still open?",
+        "is the fee thing still pending?",
+        "那个还没处理好的退款呢",
+        "多扣的钱还有一笔没退吧",
+        "手机卡的问题解决了吗",
+    ):
+        assert asks_open(text, LEX), text
+        assert not asks_outcome(text, LEX), text
+    for text in (
+        "what happened with the June one in the end?",
+        "how did the password thing get fixed in the end?",
+        "冰箱那个后来怎么样了",
+        "did you ever end up sending the right charger?",
+    ):
+        assert asks_outcome(text, LEX), text
+        assert not asks_open(text, LEX), text
+
+
+def test_confirmations_match_whole_words_and_implicit_ones_count() -> None:
+    assert is_confirmation("ok that worked, export runs fine now", LEX)
+    assert is_confirmation("第三章视频能看了", LEX)
+    assert is_confirmation("上次修的打印机现在用着挺好的", LEX)
+    assert not is_confirmation("The charger is the EU plug, I'm in the UK.", LEX)
+    assert not is_confirmation("第三章视频能看了吗", LEX)  # it asks
+
+
+def test_the_settling_turn_is_named_for_each_settled_issue() -> None:
+    gas = unit("燃气费这个月多扣了两百", n=1, unit_type="complaint", session="s1")
+    power = unit("电费也多扣了一百五", n=2, unit_type="complaint", session="s2", ts=T0 + timedelta(days=1))
+    back = unit("燃气那两百已经退回来了", n=3, session="s3", ts=T0 + timedelta(days=2))
+    views = _views([gas, power, back])
+    assert (views[gas.memory_id].status, views[gas.memory_id].settled_by) == ("resolved", back.memory_id)
+    assert views[power.memory_id].status == "pending"

@@ -385,3 +385,92 @@ def test_a_question_naming_no_matter_ranks_the_open_issue_first() -> None:
     assert vague.refers_to_open
     s = score_pool(vague, _batch(units, sims=[0.82, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
     assert top_indices(s, 1) == [1]
+
+
+def _two_threads():
+    """A settled complaint (and the turn that settled it) and an open one of the same kind."""
+    return [
+        unit("the June box was charged twice", n=1, session="s1", unit_type="complaint"),
+        unit("ok the money for June is back on my card, thanks", n=2, session="s2", ts=T0 + timedelta(days=2)),
+        unit(
+            "the July box was charged twice too", n=3, session="s3", unit_type="complaint", ts=T0 + timedelta(days=20)
+        ),
+    ]
+
+
+def _thread_views(units):
+    first, thanks, july = (u.memory_id for u in units)
+    settled = IssueView(
+        status="resolved",
+        resolved_at=(T0 + timedelta(days=2)).timestamp(),
+        overdue=False,
+        reopened=False,
+        settled_by=thanks,
+    )
+    return {
+        first: settled,
+        thanks: IssueView(status="none", resolved_at=None, overdue=False, reopened=False, settled_by=None),
+        july: IssueView(status="pending", resolved_at=None, overdue=False, reopened=False, settled_by=None),
+    }
+
+
+def test_a_question_about_what_is_still_open_ranks_the_open_one_over_the_settled_one() -> None:
+    units = _two_threads()
+    payloads = [u.model_dump(mode="json") for u in units]
+    batch = candidate_batch(
+        [u.memory_id for u in units], payloads, [0.86, 0.80, 0.84], TABLES.stopwords, issues=_thread_views(units)
+    )
+    q = analyse_query("is the double charge still being looked at?", TABLES)
+    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(plain, 1) == [0]  # by its words alone the settled one is closer
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, asks_open=True)
+    assert top_indices(s, 1) == [2]
+    assert s.absolute.tolist() == plain.absolute.tolist()  # the floor reads the same
+
+
+def test_a_question_about_how_it_ended_ranks_the_settling_turn_first() -> None:
+    units = _two_threads()
+    payloads = [u.model_dump(mode="json") for u in units]
+    batch = candidate_batch(
+        [u.memory_id for u in units], payloads, [0.86, 0.70, 0.80], TABLES.stopwords, issues=_thread_views(units)
+    )
+    assert batch.settled_by is not None
+    assert batch.settled_by.tolist() == [1, -1, -1]
+    q = analyse_query("what happened with the June one in the end?", TABLES)
+    assert top_indices(score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9)), 1) == [0]
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_outcome=True)
+    assert top_indices(s, 1) == [1]
+    assert s.absolute[1] == s.absolute[0]  # the settling turn clears the floor as far as its issue does
+
+
+def test_the_agents_reply_to_a_settled_complaint_is_part_of_its_thread_for_open_questions() -> None:
+    units = [
+        unit("第三章视频打不开", n=1, session="s1", unit_type="complaint"),
+        unit(
+            "已反馈技术部门，修好后短信通知您",
+            n=2,
+            session="s1",
+            speaker_role="agent",
+            ts=T0 + timedelta(minutes=1, seconds=40),
+        ),
+        unit("第五章的习题答案也看不了", n=3, session="s2", unit_type="complaint", ts=T0 + timedelta(days=1)),
+        unit("第三章视频能看了", n=4, session="s3", ts=T0 + timedelta(days=3)),
+    ]
+    ids = [u.memory_id for u in units]
+    none = IssueView(status="none", resolved_at=None, overdue=False, reopened=False, settled_by=None)
+    views = {
+        ids[0]: IssueView(
+            status="resolved",
+            resolved_at=(T0 + timedelta(days=3)).timestamp(),
+            overdue=False,
+            reopened=False,
+            settled_by=ids[3],
+        ),
+        ids[2]: IssueView(status="pending", resolved_at=None, overdue=False, reopened=False, settled_by=None),
+        ids[3]: none,
+    }
+    payloads = [u.model_dump(mode="json") for u in units]
+    batch = candidate_batch(ids, payloads, [0.82, 0.95, 0.86, 0.80], TABLES.stopwords, issues=views)
+    q = analyse_query("还有一个没好的，什么时候能修好？", TABLES)
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, asks_open=True)
+    assert top_indices(s, 1) == [2]

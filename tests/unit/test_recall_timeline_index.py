@@ -124,16 +124,23 @@ def _matches(payload: Mapping[str, Any], scope: Mapping[str, str]) -> bool:
 
 
 def _store_would_return(
-    stored: Mapping[str, Mapping[str, Any]], scope: Mapping[str, str], now: datetime, limit: int, skip: set[str]
+    stored: Mapping[str, Mapping[str, Any]],
+    scope: Mapping[str, str],
+    now: datetime,
+    limit: int,
+    skip: set[str],
+    *,
+    valid_only: bool = True,
 ) -> list[tuple[str, Mapping[str, Any]]]:
-    """What `RecallService` keeps of `scroll(StoreFilter(match=scope, valid_at=now, not_after=now), limit)`."""
+    """What `RecallService` keeps of `scroll(StoreFilter(match=scope, valid_at=now, not_after=now), limit)`
+    (without `valid_at` when not `valid_only`)."""
     t = now.timestamp()
     valid = [
         (m, p)
         for m, p in sorted(stored.items())
         if _matches(p, scope)
         and instant(p["ts"]) <= t
-        and (p["validity"].get("effective_to") is None or instant(p["validity"]["effective_to"]) >= t)
+        and (not valid_only or p["validity"].get("effective_to") is None or instant(p["validity"]["effective_to"]) >= t)
     ]
     return [(m, p) for m, p in valid[:limit] if p.get("event_id") not in skip]
 
@@ -173,7 +180,11 @@ def test_the_index_answers_as_the_scan_does(seed: int, complete: bool) -> None:
         now = T0 + timedelta(minutes=rng.randint(0, 3500))
         skip = {f"e{rng.randint(1, n)}" for _ in range(rng.randint(0, 3))}
         limit = rng.choice([5000, 5000, rng.randint(0, 15)])
-        scanned = ScannedTimeline(_store_would_return(stored, scope, now, limit, skip), STOP)
+        scanned = ScannedTimeline(
+            _store_would_return(stored, scope, now, limit, skip),
+            STOP,
+            history=_store_would_return(stored, scope, now, limit, skip, valid_only=False),
+        )
         indexed = index.view(scope, now, skip, limit, STOP)
         assert len(indexed) == len(scanned)
         assert indexed.speakers() == scanned.speakers()
@@ -342,3 +353,49 @@ def test_retrieve_gives_the_engines_payloads_and_vectors_for_indexed_and_other_m
         np.testing.assert_allclose(h.vector, from_engine[h.id].vector)
     assert [h.vector for h in reopened.retrieve(ids[:3])] == [None, None, None]
     reopened.close()
+
+
+def test_a_confirmation_whose_validity_ended_still_settles_what_it_answered() -> None:
+    """ "现在用着挺好的" is a state valid for a day; a week later it is no cue, but the repair it
+    confirmed stays settled, in the index as in the scan."""
+    complaint = MemoryUnit(
+        memory_id="m1",
+        unit_index=0,
+        tenant_id="t1",
+        session_id="s1",
+        user_id="u1",
+        turn_id="e1",
+        event_id="e1",
+        ts=T0,
+        text="打印机卡纸，每次打到第二页就卡住",
+        source_text="打印机卡纸",
+        unit_type="complaint",
+        resolution_status="pending",
+    )
+    later = T0 + timedelta(days=7)
+    fine = MemoryUnit(
+        memory_id="m2",
+        unit_index=0,
+        tenant_id="t1",
+        session_id="s2",
+        user_id="u1",
+        turn_id="e2",
+        event_id="e2",
+        ts=T0 + timedelta(days=1),
+        text="上次修的打印机现在用着挺好的",
+        source_text="上次修的打印机现在用着挺好的",
+        validity=Validity(validity_type="transient", effective_to=T0 + timedelta(days=2)),
+    )
+    stored = {u.memory_id: u.model_dump(mode="json") for u in (complaint, fine)}
+    scope = {"tenant_id": "t1", "user_id": "u1"}
+    index = TimelineIndex(lambda s: [(m, p) for m, p in sorted(stored.items()) if _matches(p, s)])
+    indexed = index.view(scope, later, set(), 5000, STOP)
+    scanned = ScannedTimeline(
+        _store_would_return(stored, scope, later, 5000, set()),
+        STOP,
+        history=_store_would_return(stored, scope, later, 5000, set(), valid_only=False),
+    )
+    assert len(indexed) == len(scanned) == 1  # the expired confirmation is no cue
+    assert indexed.issues(later, LEXICON) == scanned.issues(later, LEXICON)
+    view = indexed.issues(later, LEXICON)["m1"]
+    assert (view.status, view.settled_by) == ("resolved", "m2")
