@@ -59,6 +59,29 @@ def says(text: str, phrases: Sequence[str]) -> bool:
     return matcher is not None and matcher.search(text.lower()) is not None
 
 
+# A negation just before a phrase takes it back: 不能用了 is no 能用了, "not working again" no
+# "working again". Read over the dozen characters before the phrase.
+_NEGATED = re.compile(r"(?:不|没|沒|未|别|無|无法|(?<!\w)not|n't|(?<!\w)never|(?<!\w)no longer)\s*$")
+
+
+def says_unnegated(text: str, phrases: Sequence[str]) -> bool:
+    """`says`, but a phrase said right after a negation does not count.
+
+    >>> says_unnegated("终于能用了", ["能用了"]), says_unnegated("还是不能用了", ["能用了"])
+    (True, False)
+    >>> phrase = ["working again"]
+    >>> says_unnegated("It's working again!", phrase), says_unnegated("It's not working again", phrase)
+    (True, False)
+    >>> says_unnegated("不能用了，不过现在能用了", ["能用了"])
+    True
+    """
+    matcher = _matcher(tuple(phrases))
+    if matcher is None:
+        return False
+    lowered = text.lower()
+    return any(_NEGATED.search(lowered[max(0, m.start() - 12) : m.start()]) is None for m in matcher.finditer(lowered))
+
+
 @functools.lru_cache(maxsize=64)
 def _matcher(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
     """One compiled alternation per phrase list (the lexicon's lists are few and hot-reloaded whole)."""

@@ -40,7 +40,7 @@ import yaml
 
 from schemas.errors import ConfigurationError
 from state.core.hotfile import HotFile
-from state.recall.focus import says
+from state.recall.focus import says, says_unnegated
 from state.recall.lexical import tokenize
 from state.units.promise import is_agent_promise, payload_deadline
 
@@ -133,14 +133,17 @@ def is_confirmation(text: str, lexicon: ResolutionLexicon) -> bool:
     (False, False)
     >>> is_confirmation("第三章视频能看了", load_resolution()), is_confirmation("I'm in the UK", load_resolution())
     (True, False)
+    >>> lexicon = load_resolution()
+    >>> is_confirmation("路由器还是不能用了", lexicon), is_confirmation("It's not working again", lexicon)
+    (False, False)
 
     Phrases match as the focus phrases do (`state.recall.focus.says`): Latin ones as whole words,
-    '…' a gap of a few characters.
+    '…' a gap of a few characters; one said right after a negation does not count.
     """
     lowered = text.lower()
     if any(q in lowered for q in _ASKED):  # "现在能到账了吗" asks; it does not confirm
         return False
-    return says(lowered, lexicon.confirmations)
+    return says_unnegated(lowered, lexicon.confirmations)  # 不能用了 is no 能用了
 
 
 def asks_still_waiting(text: str, lexicon: ResolutionLexicon) -> bool:

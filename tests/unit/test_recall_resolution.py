@@ -157,3 +157,12 @@ def test_the_settling_turn_is_named_for_each_settled_issue() -> None:
     views = _views([gas, power, back])
     assert (views[gas.memory_id].status, views[gas.memory_id].settled_by) == ("resolved", back.memory_id)
     assert views[power.memory_id].status == "pending"
+
+
+def test_a_negated_confirmation_settles_nothing() -> None:
+    router = unit("路由器修了以后又断网了", n=1, unit_type="complaint", session="s1")
+    still = unit("还是不能用了，也没有信号了", n=2, session="s2", ts=T0 + timedelta(days=1))
+    views = _views([router, still])
+    assert not is_confirmation(still.source_text, LEX)
+    assert views[router.memory_id].status == "pending"
+    assert is_confirmation("不能用了好几天，今天终于能用了", LEX)  # the later, plain one counts
