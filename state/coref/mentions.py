@@ -22,6 +22,7 @@ from dataclasses import replace
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
+from state.coref.taggers import zh_tokens
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
@@ -166,9 +167,31 @@ _APPOSITION = re.compile(
 )
 
 
+_ID_KIND_GAP = re.compile(r"(?:[\s#:：]|号码|编号|号|是|为|\bno\.?|\bnumber\b|\bid\b|\bis\b)*$", re.IGNORECASE)
+_ID_KIND_EN = re.compile(r"\b([A-Za-z]{3,})$")
+_ID_KIND_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})$")
+
+
+def _identifier_kind(text: str, start: int) -> tuple[str, ...]:
+    """The noun that names what an identifier is (claim number CLM-448120 → claim, 票号999-… → 票,
+    工单号IT-20931 → 工单): this claim, 这张票 then point to it."""
+    lead = text[max(0, start - 24) : start]
+    gap = _ID_KIND_GAP.search(lead)
+    lead = lead[: gap.start()] if gap else lead
+    if lead.isascii():
+        m = _ID_KIND_EN.search(lead)
+        return (m.group(1).lower(),) if m else ()
+    tokens = zh_tokens(lead)
+    last = tokens[-1].text if tokens else ""
+    return (last,) if _ID_KIND_ZH.fullmatch(last) else ()
+
+
 def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
-    """The product or software word said right after a name (Sony WH-1000XM5 headphones, 飞书客户端)."""
-    if named.dictionary or named.source == "identifier":
+    """The product or software word said right after a name (Sony WH-1000XM5 headphones, 飞书客户端);
+    for an identifier, the noun said right before it (claim number CLM-448120)."""
+    if named.source == "identifier":
+        return _identifier_kind(text, named.span[0])
+    if named.dictionary:
         return ()
     after = text[named.span[1] : named.span[1] + 16]
     hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
