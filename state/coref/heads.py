@@ -30,6 +30,9 @@ _ZH_NAME_TAGS = frozenset({"nr", "nz", "nt", "ns", "nrt", "nrfg", "eng", "j"})
 _LATIN_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
 _EN_PHRASE_TAGS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "X"})
 _EN_LEAD_DROP = frozenset({"DET", "PRON"})
+_EN_TIME_NOUNS = frozenset(
+    {"today", "tomorrow", "yesterday", "tonight", "morning", "afternoon", "evening", "night", "week", "month", "year"}
+)  # that branch today: a time word is no part of the noun
 _ZH_ITEM = re.compile(r"一[个台部件款张笔单份条只家项套]是(?P<item>[^，。；,;！？!?、]+)")
 _ZH_AND = re.compile(r"(?:和|跟|与|以及|、)")
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
@@ -61,7 +64,12 @@ def pointers(text: str) -> list[Pointer]:
         i = starts.get(m.end())
         if i is None:
             continue
-        while i + 1 < len(tokens) and tokens[i].tag in ("NOUN", "PROPN") and tokens[i + 1].tag == "NOUN":
+        while (
+            i + 1 < len(tokens)
+            and tokens[i].tag in ("NOUN", "PROPN")
+            and tokens[i + 1].tag == "NOUN"
+            and tokens[i + 1].text.lower() not in _EN_TIME_NOUNS
+        ):
             i += 1  # the family plan: the last noun is the head
         if tokens[i].tag == "NOUN" and len(tokens[i].text) >= 3:
             out.append(Pointer((m.start(), tokens[i].end), tokens[i].text.lower(), m.group("det").lower() == "the"))
@@ -111,7 +119,7 @@ def _en_phrase(sentence: str, head: str, strict: bool) -> tuple[tuple[int, int],
     for i, token in enumerate(tokens):
         if token.text.lower() != head or token.tag != "NOUN":
             continue
-        if i + 1 < len(tokens) and tokens[i + 1].tag == "NOUN":
+        if i + 1 < len(tokens) and tokens[i + 1].tag == "NOUN" and tokens[i + 1].text.lower() not in _EN_TIME_NOUNS:
             continue  # the power light|switch: the noun goes on
         j = i
         while j - 1 >= 0 and (tokens[j - 1].tag in _EN_PHRASE_TAGS or tokens[j - 1].text == "&"):

@@ -248,13 +248,14 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
 
 
 def _titled(named: Named, lex: CorefLexicon) -> Named | None:
-    """约王师傅, 骑手李师傅, 皮肤科孙医生: a person named by a title is the surname and the title."""
+    """约王师傅, 骑手李师傅, 皮肤科孙医生, 财务部张总: a person named by a title is the surname and the title."""
     if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
         return named
     ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
     title = max(ends, key=len, default="")
-    if len(title) < 2 or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
+    if not title or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
         return named
+    # 张总, 李工: a one-character title follows the surname alone (那台扫地机器人总是…: no person)
     cut = len(named.surface) - len(title) - 1
     name = named.surface[cut:]
     if lex.surnames and name[0] not in lex.surnames:

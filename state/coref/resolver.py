@@ -143,12 +143,20 @@ def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Me
     return next((m for m in reversed(candidates) if hint in m.types), None)
 
 
+def _topic_setter(anaphor: Anaphor) -> bool:
+    """A reference that makes its referent the sentence's topic: a pronoun, or an English definite
+    (the package had my charger in it)."""
+    return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
+
+
 def _topic(anaphor: Anaphor, latest: Mention, pool: list[Mention], lex: CorefLexicon) -> Mention:
     """A pronoun keeps the topic: when the sentence that named `latest` first referred back to another
     entity (Sure, it is covered under ProSupport; the package had my charger in it), that entity, the
     sentence's subject, is meant rather than the name said after it."""
     if anaphor.head is not None or anaphor.kind != "anaphor" or anaphor.descriptors or latest.topic_in is not None:
         return latest  # a name referred back to since it was said is itself the topic
+    if not anaphor.text.isascii():
+        return latest  # Chinese agents name what is near the topic after 它 (它周边有…): measured worse there
     for mention in reversed(pool):
         if (
             mention.topic_in == latest.sentence
@@ -186,7 +194,9 @@ def _choose(
     if anaphor.head and anaphor.type not in lex.place_types:
         # 这台电饭煲 → 美的电饭煲, 这个环境 → 生产环境: an entity whose name holds the head noun said
         head = anaphor.head.lower()
-        headed = [m for m in candidates if head in m.entity.lower() or head in m.kinds]
+        # 那台扫地机器人 for 机器人X20: a Chinese head whose last word (two characters or more) the name holds
+        ends = [head[k:] for k in range(len(head) - 1)] if not head.isascii() else [head]
+        headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or head in m.kinds]
         compatible = _compatible(anaphor.type, headed[-1].types, lex) if headed else 0
         if headed and (compatible == 2 or (anaphor.type is None and head in headed[-1].kinds)):
             return headed[-1], anaphor.confidence
@@ -587,7 +597,7 @@ def resolve_turn(
                         seq=seq,
                         salient=True,
                         types=_learned_types(chosen, item),
-                        topic_in=sentence.text if item.text.lower() in _TOPIC_PRONOUNS else chosen.topic_in,
+                        topic_in=sentence.text if _topic_setter(item) else chosen.topic_in,
                     )
                 )
         if not named and not referred:
