@@ -76,6 +76,16 @@ def pointers(text: str) -> list[Pointer]:
     return out
 
 
+_OTHER = re.compile(
+    r"\b[Tt]he other(?: one\b| [a-z]+\b)?|另(?:外)?一(?:个|台|单|张|笔|件|家|部|款|份|位|条)(?![一-鿿]{0,1}(?:吗|呢))"
+)
+
+
+def the_other(text: str) -> list[tuple[int, int]]:
+    """The other one, the other ticket, 另一单, 另一个: the item of a pair not just spoken of."""
+    return [m.span() for m in _OTHER.finditer(text)]
+
+
 def head_phrase(sentence: str, head: str, *, strict: bool) -> tuple[tuple[int, int], str] | None:
     """The last name-like noun phrase of `sentence` that ends in `head` and is not itself pointed at;
     (span, phrase). `strict`: it must hold a proper noun or a number (after a bare "the")."""

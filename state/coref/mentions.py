@@ -26,6 +26,11 @@ from state.coref.taggers import zh_tokens
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
+_EN_PLACE_AFTER = re.compile(r"[ ]((?:[A-Z][a-z]+)(?: [A-Z][a-z]+){0,2})\b(?![-'&])")
+_EN_NOT_PLACES = frozenset(
+    "I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+    "August September October November December Today Tomorrow Yesterday".split()
+)
 _MORE_IDS = re.compile(
     r"\s*(?:和|、|,|，|及|以及|与|或|还有|and|or)\s*((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{3,})(?![A-Za-z0-9])"
 )
@@ -65,10 +70,14 @@ def _english_suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, i
             if located is None or len(located[0]) < 2:
                 continue
             words, span = located
+            types = lex.type_suffixes[words[-1]]
+            place = _EN_PLACE_AFTER.match(text, span[1])  # Hilton Garden Inn Seattle Downtown: the branch
+            if place is not None and not set(place.group(1).split()) & _EN_NOT_PLACES:
+                words, span = [*words, *place.group(1).split()], (span[0], place.end(1))
             name = text[span[0] : span[1]]
             if overlaps(span, taken):
                 continue
-            out.append(Named(name, " ".join(words), lex.type_suffixes[words[-1]], span, "suffix", 0.8))
+            out.append(Named(name, " ".join(words), types, span, "suffix", 0.8))
             taken.append(span)
     return out
 

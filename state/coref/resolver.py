@@ -25,7 +25,7 @@ from datetime import datetime
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
-from state.coref.heads import Pointer, enumeration, head_phrase, pointers
+from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
 from state.coref.lexicon import CorefLexicon, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
@@ -300,6 +300,24 @@ def _found_again(
     return None
 
 
+def _other(anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, str]], lex: CorefLexicon) -> Mention | None:
+    """The other one of the last pair said (two cases, two orders, 两单): the one of the two spoken of
+    less recently."""
+    pair = []
+    for n in (1, 2):
+        ordinal = replace(anaphor, descriptors=(f"#{n}",))
+        found = _ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, False, lex)
+        if found is not None:
+            pair.append(found)
+    if len(pair) < 2 or pair[0].entity == pair[1].entity:
+        return None
+
+    def last_said(mention: Mention) -> int:
+        return max((m.seq for m in candidates if m.entity == mention.entity), default=mention.seq)
+
+    return min(pair, key=last_said)
+
+
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
     return next((p for p in found if overlaps(anaphor.span, [p.span])), None)
 
@@ -538,6 +556,13 @@ def resolve_turn(
             if not overlaps(p.span, taken)
         ]  # 这盒葡萄, that store: kept only when found again below
         anaphors += tagged_only
+        taken += [a.span for a in tagged_only]
+        others = [
+            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("other",), 0.6)
+            for a, b in the_other(sentence.text)
+            if not overlaps((a, b), taken)
+        ]
+        anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
@@ -570,6 +595,8 @@ def resolve_turn(
             chosen: Mention | None
             if item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
+            elif "other" in item.descriptors:
+                chosen, confidence = _other(item, window + new, spoken, lex), 0.6
             else:
                 chosen, confidence = _choose(item, window + new, lex, _pronoun_hint(sentence.text, item, lex))
                 pointer = _pointer_at(item, pointed)

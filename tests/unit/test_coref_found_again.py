@@ -100,3 +100,26 @@ def test_a_measure_word_is_no_product() -> None:
 def test_a_chinese_head_binds_to_a_name_holding_its_last_word() -> None:
     anchors = last_anchors("我买的科沃斯扫地机器人T30，昨天到的。", "请问有什么问题？", "那台扫地机器人一直报错。")
     assert first_reference(anchors) is not None and "T30" in first_reference(anchors)
+
+
+def test_a_hotel_name_keeps_the_place_said_after_its_type_word() -> None:
+    found = [n.surface for n in extract_mentions("We stayed at the Holiday Inn Chicago Midway last week.", LEX)]
+    assert "Holiday Inn Chicago Midway" in found
+    assert "Grand Hotel" in [n.surface for n in extract_mentions("We stayed at the Grand Hotel on Monday.", LEX)]
+
+
+def test_got_it_refers_unless_it_closes_its_clause() -> None:
+    said = ("My Ninja Foodi grill arrived with a dent.", "When did it arrive?")
+    assert first_reference(last_anchors(*said, "I got it two days ago.")) == "Ninja Foodi"
+    assert first_reference(last_anchors(*said, "Got it, thanks.")) is None
+
+
+def test_the_other_one_is_the_item_of_the_pair_not_just_spoken_of() -> None:
+    anchors = last_anchors(
+        "I have two open tickets, INC-1001 and INC-1002.",
+        "Which one do you need?",
+        "The first one is fixed.",
+        "Great.",
+        "What about the other one?",
+    )
+    assert first_reference(anchors) == "INC-1002"
