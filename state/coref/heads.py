@@ -2,10 +2,11 @@
 
 Two general gaps of name finding are closed here, lazily (only for a reference that needs it):
 
-* a pointer and a noun (这张账单, 这盒葡萄, 这个班, that bill, that store, the family plan) whose noun
+* a pointer and a noun (这张账单, 这盒葡萄, 这个班, that bill, that store) whose noun
   no registered mention holds: the antecedent is the noun phrase that ends in the same noun in a
-  recent sentence (电费账单, 阳光玫瑰葡萄, 新东方少儿英语春季班, water bill, REI Boulder store, AT&T
-  family plan). The phrase is a run of nouns, names and numbers read from the word tags (jieba,
+  recent sentence (阳光玫瑰葡萄, 新东方少儿英语春季班, water bill, REI Boulder store). The taggers run only on a
+  sentence with such a pointer (这/那 and a classifier, 该, this/that), and on the recent sentences
+  only when a pointer's noun is looked for. The phrase is a run of nouns, names and numbers read from the word tags (jieba,
   spaCy), two words at least; after a bare "the" it must hold a proper noun or a number;
 * an ordinal or 前者/后者 (第二张, 前一单, the second one) with no two entities named together: the
   items of the last enumeration said (一笔是398元，一笔是1299元; A和B; $15.49 and $22.99).
@@ -22,7 +23,8 @@ from state.coref.taggers import Token, en_tokens, zh_tokens
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:一)?(?P<cls>[个台部件款张双副只条份套把盒笔单家间位辆本瓶袋包箱节门项份])?")
-_EN_POINTER = re.compile(r"\b(?P<det>this|that|the)\s+(?=[a-z])", re.IGNORECASE)
+_EN_POINTER = re.compile(r"\b(?P<det>this|that)\s+(?=[a-z])", re.IGNORECASE)  # "the" would tag every turn
+_ZH_POINTER_GATE = re.compile(r"(?:这|那)一?[个台部件款张双副只条份套把盒笔单家间位辆本瓶袋包箱节门项]|该[\u4e00-\u9fff]")
 # words of a Chinese name phrase: nouns, names, Latin words, numbers, noun-like verbs (考勤), attributes
 _ZH_PHRASE_TAGS = ("n", "nr", "nz", "nt", "ns", "nrt", "nrfg", "eng", "j", "vn", "b", "m", "zg")
 _ZH_NOT_IN_PHRASE = frozenset("的了在是和与跟或及我你他她它这那该")
@@ -44,19 +46,22 @@ class Pointer:
 
     span: tuple[int, int]
     head: str
-    bare_the: bool
 
 
 def pointers(text: str) -> list[Pointer]:
     """Pointer + noun references of a sentence (the noun as the tagger reads it)."""
     out: list[Pointer] = []
     if _CJK.search(text):
+        if not _ZH_POINTER_GATE.search(text):
+            return out  # the tagger runs only where a pointer with a classifier (or 该) is said
         tokens = zh_tokens(text)
         starts = {t.start: t for t in tokens}
         for m in _ZH_POINTER.finditer(text):
             token = starts.get(m.end())
             if token is not None and token.tag.startswith("n") and len(token.text) >= 2 - bool(m.group("cls")):
-                out.append(Pointer((m.start(), token.end), token.text, False))
+                out.append(Pointer((m.start(), token.end), token.text))
+        return out
+    if not _EN_POINTER.search(text):
         return out
     tokens = en_tokens(text)
     starts = {t.start: i for i, t in enumerate(tokens)}
@@ -72,7 +77,7 @@ def pointers(text: str) -> list[Pointer]:
         ):
             i += 1  # the family plan: the last noun is the head
         if tokens[i].tag == "NOUN" and len(tokens[i].text) >= 3:
-            out.append(Pointer((m.start(), tokens[i].end), tokens[i].text.lower(), m.group("det").lower() == "the"))
+            out.append(Pointer((m.start(), tokens[i].end), tokens[i].text.lower()))
     return out
 
 
@@ -86,13 +91,13 @@ def the_other(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _OTHER.finditer(text)]
 
 
-def head_phrase(sentence: str, head: str, *, strict: bool) -> tuple[tuple[int, int], str] | None:
-    """The last name-like noun phrase of `sentence` that ends in `head` and is not itself pointed at;
-    (span, phrase). `strict`: it must hold a proper noun or a number (after a bare "the")."""
+def head_phrase(sentence: str, head: str) -> tuple[tuple[int, int], str] | None:
+    """The last name-like noun phrase of `sentence` that ends in `head` and is not itself pointed at:
+    (span, phrase)."""
     if _CJK.search(sentence) and _CJK.search(head):
         return _zh_phrase(sentence, head)
     if head.isascii() and not _CJK.search(sentence):
-        return _en_phrase(sentence, head, strict)
+        return _en_phrase(sentence, head)
     return None
 
 
@@ -123,7 +128,7 @@ def _zh_phrase(sentence: str, head: str) -> tuple[tuple[int, int], str] | None:
     return found
 
 
-def _en_phrase(sentence: str, head: str, strict: bool) -> tuple[tuple[int, int], str] | None:
+def _en_phrase(sentence: str, head: str) -> tuple[tuple[int, int], str] | None:
     tokens = en_tokens(sentence)
     found = None
     for i, token in enumerate(tokens):
@@ -137,7 +142,7 @@ def _en_phrase(sentence: str, head: str, strict: bool) -> tuple[tuple[int, int],
         if j > 0 and tokens[j - 1].text.lower() in ("this", "that", "these", "those"):
             continue  # that bill: a reference, not the name
         words = tokens[j : i + 1]
-        if len(words) < 2 or (strict and not any(t.tag in ("PROPN", "NUM") for t in words)):
+        if len(words) < 2:
             continue
         found = ((words[0].start, token.end), sentence[words[0].start : token.end])
     return found

@@ -255,7 +255,6 @@ def _found_again(
     chosen: Mention | None,
     recent: list[tuple[str, str]],
     window: list[Mention],
-    strict: bool,
     lex: CorefLexicon,
 ) -> Mention | None:
     """An antecedent no finder registered: for a pointer and a noun that the chosen mention does not
@@ -293,7 +292,7 @@ def _found_again(
     ):
         return None  # the chosen one holds the noun, or is of the type the noun names (这个快递: the parcel)
     for index in range(len(recent) - 1, since(chosen) - 1, -1):
-        found = head_phrase(recent[index][1], head, strict=strict)
+        found = head_phrase(recent[index][1], head)
         if found is not None:
             types = (anaphor.type,) if anaphor.type and anaphor.type != BUSINESS else ()
             return said_at(index, found[0], found[1], types)
@@ -306,7 +305,7 @@ def _other(anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, 
     pair = []
     for n in (1, 2):
         ordinal = replace(anaphor, descriptors=(f"#{n}",))
-        found = _ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, False, lex)
+        found = _ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, lex)
         if found is not None:
             pair.append(found)
     if len(pair) < 2 or pair[0].entity == pair[1].entity:
@@ -602,7 +601,7 @@ def resolve_turn(
                 pointer = _pointer_at(item, pointed)
                 head = pointer.head if pointer is not None else None
                 again = _found_again(
-                    item, head, chosen, spoken, window + new, pointer is not None and pointer.bare_the, lex
+                    item, head, chosen, spoken, window + new, lex
                 )
                 if again is not None:
                     chosen, confidence = replace(again, seq=seq), 0.6
