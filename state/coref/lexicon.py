@@ -384,6 +384,12 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
     )
 
 
+def open_names_on(lex: CorefLexicon) -> bool:
+    """Whether names no dictionary lists are looked for (the word taggers run): off in a lexicon
+    without an `open_names` section."""
+    return lex.open_names is not _NO_OPEN_NAMES
+
+
 def _pleonastic_re(phrases: list[str]) -> re.Pattern[str]:
     """Phrases where "it" points at nothing. One ending in "it" (got it, i see it) only where its clause
     ends: "I got it ten days ago" refers, "Got it, thanks" does not."""

@@ -26,7 +26,7 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
-from state.coref.lexicon import CorefLexicon, unnamed_type
+from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
@@ -547,7 +547,7 @@ def resolve_turn(
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
-        pointed = pointers(sentence.text)
+        pointed = pointers(sentence.text) if open_names_on(lex) else []  # the taggers stay off without it
         taken = [n.span for n in named] + [a.span for a in anaphors] + list(tails)
         tagged_only = [
             Anaphor(sentence.text[p.span[0] : p.span[1]], p.span, "anaphor", None, p.head, confidence=0.6)
