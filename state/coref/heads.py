@@ -103,6 +103,8 @@ def the_other(text: str) -> list[tuple[int, int]]:
 def head_phrase(sentence: str, head: str) -> tuple[tuple[int, int], str] | None:
     """The last name-like noun phrase of `sentence` that ends in `head` and is not itself pointed at:
     (span, phrase)."""
+    if head not in sentence.lower():
+        return None  # the noun is not said there: no tagging
     if _CJK.search(sentence) and _CJK.search(head):
         return _zh_phrase(sentence, head)
     if head.isascii() and not _CJK.search(sentence):
