@@ -2,12 +2,13 @@
 
 Two general gaps of name finding are closed here, lazily (only for a reference that needs it):
 
-* a pointer and a noun (这张账单, 这盒葡萄, 这个班, that bill, that store) whose noun
-  no registered mention holds: the antecedent is the noun phrase that ends in the same noun in a
-  recent sentence (阳光玫瑰葡萄, 新东方少儿英语春季班, water bill, REI Boulder store). The taggers run only on a
-  Chinese sentence with such a pointer (这/那 and a classifier, 该; English takes the word after
-  this/that without tags), and on the recent sentences only when a pointer's noun is looked for. The phrase is a run of nouns, names and numbers read from the word tags (jieba,
-  spaCy), two words at least; after a bare "the" it must hold a proper noun or a number;
+* a pointer and a noun (这张账单, 这盒葡萄, 这个班, that bill, that store) whose noun no registered
+  mention holds: the antecedent is the noun phrase that ends in the same noun in a recent sentence
+  (阳光玫瑰葡萄, 新东方少儿英语春季班, water bill, REI Boulder store): a run of nouns, names and
+  numbers read from the word tags (jieba, spaCy), two words at least, in Chinese holding a proper
+  noun, a Latin word or a number. The taggers run on a Chinese sentence only where it holds such a
+  pointer (这/那 and a classifier, 该; English takes the word after this/that without tags), and on a
+  recent sentence only where the noun looked for is said;
 * an ordinal or 前者/后者 (第二张, 前一单, the second one) with no two entities named together: the
   items of the last enumeration said (一笔是398元，一笔是1299元; A和B; $15.49 and $22.99).
 
@@ -26,11 +27,13 @@ _ZH_POINTER = re.compile(r"(?:这|那|该)(?:一)?(?P<cls>[个台部件款张双
 _EN_POINTER = re.compile(r"\b(?P<det>this|that)\s+(?=[a-z])", re.IGNORECASE)  # "the" would tag every turn
 _EN_WORD = re.compile(r"[a-z]{3,}\b")
 _EN_NOT_HEADS = frozenset(
-    "is was are were will would can could should has have had does did the and but for not you she they "
-    "one ones way kind much many time day week month year morning afternoon evening night weekend "
-    "was isn wasn doesn didn".split()
+    """is was are were will would can could should has have had does did the and but for not you she they
+    one ones way kind much many time day week month year morning afternoon evening night weekend
+    isn wasn doesn didn""".split()  # noqa: SIM905 - a word list reads better as text
 )
-_ZH_POINTER_GATE = re.compile(r"(?:这|那)一?[个台部件款张双副只条份套把盒笔单家间位辆本瓶袋包箱节门项]|该[\u4e00-\u9fff]")
+_ZH_POINTER_GATE = re.compile(
+    r"(?:这|那)一?[个台部件款张双副只条份套把盒笔单家间位辆本瓶袋包箱节门项]|该[\u4e00-\u9fff]"
+)
 # words of a Chinese name phrase: nouns, names, Latin words, numbers, noun-like verbs (考勤), attributes
 _ZH_PHRASE_TAGS = ("n", "nr", "nz", "nt", "ns", "nrt", "nrfg", "eng", "j", "vn", "b", "m", "zg")
 _ZH_NOT_IN_PHRASE = frozenset("的了在是和与跟或及我你他她它这那该")

@@ -28,7 +28,7 @@ _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
 _EN_PLACE_AFTER = re.compile(r"[ ]((?:[A-Z][a-z]+)(?: [A-Z][a-z]+){0,2})\b(?![-'&])")
 _EN_NOT_PLACES = frozenset(
-    "I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+    "I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "  # noqa: SIM905
     "August September October November December Today Tomorrow Yesterday".split()
 )
 _MORE_IDS = re.compile(

@@ -246,7 +246,9 @@ def _choose(
 
 _APPOSED = re.compile(r"\s*[,，]\s*|：|:\s*|\s*\(")  # my VPN client, GlobalProtect: the name after it
 _RECENT = 12
-_TOPIC_PRONOUNS = frozenset({"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"})  # sentences kept for antecedents found again by their head noun or as listed items
+_TOPIC_PRONOUNS = frozenset(
+    {"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"}
+)  # sentences kept for antecedents found again by their head noun or as listed items
 
 
 def _found_again(
@@ -260,6 +262,7 @@ def _found_again(
     """An antecedent no finder registered: for a pointer and a noun that the chosen mention does not
     hold (这张账单 → 电费账单), the phrase ending in that noun in a sentence said since the chosen one
     was named; for an ordinal with nothing listed (第二张), the item of the last enumeration."""
+
     def said_at(index: int, span: tuple[int, int], phrase: str, types: tuple[str, ...]) -> Mention:
         turn, sentence = recent[index]
         named = [
@@ -288,7 +291,9 @@ def _found_again(
     if head is None or anaphor.kind != "anaphor":
         return None
     if chosen is not None and (
-        head in chosen.entity.lower() or head in chosen.kinds or (anaphor.type is not None and anaphor.type in chosen.types)
+        head in chosen.entity.lower()
+        or head in chosen.kinds
+        or (anaphor.type is not None and anaphor.type in chosen.types)
     ):
         return None  # the chosen one holds the noun, or is of the type the noun names (这个快递: the parcel)
     for index in range(len(recent) - 1, since(chosen) - 1, -1):
@@ -299,7 +304,9 @@ def _found_again(
     return None
 
 
-def _other(anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, str]], lex: CorefLexicon) -> Mention | None:
+def _other(
+    anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, str]], lex: CorefLexicon
+) -> Mention | None:
     """The other one of the last pair said (two cases, two orders, 两单): the one of the two spoken of
     less recently."""
     pair = []
@@ -600,13 +607,13 @@ def resolve_turn(
                 chosen, confidence = _choose(item, window + new, lex, _pronoun_hint(sentence.text, item, lex))
                 pointer = _pointer_at(item, pointed)
                 head = pointer.head if pointer is not None else None
-                again = _found_again(
-                    item, head, chosen, spoken, window + new, lex
-                )
+                again = _found_again(item, head, chosen, spoken, window + new, lex)
                 if again is not None:
                     chosen, confidence = replace(again, seq=seq), 0.6
-                elif any(item is a for a in tagged_only) and (
-                    chosen is None or (head not in chosen.entity.lower() and head not in chosen.kinds)
+                elif (
+                    item.head is not None
+                    and any(item is a for a in tagged_only)
+                    and (chosen is None or (item.head not in chosen.entity.lower() and item.head not in chosen.kinds))
                 ):
                     continue  # a pointer and a noun found by the tags alone, with nothing found again
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
