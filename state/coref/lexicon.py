@@ -302,9 +302,7 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         zh_pronoun_re=re.compile(_alternation(list((zh.get("pronouns") or {}).keys())) or r"(?!)"),
         en_np_re=re.compile(en_np),
         en_pronoun_re=re.compile(rf"\b(?:{_alternation(list(en_pron))})\b" if en_pron else r"(?!)"),
-        en_pleonastic_re=re.compile(
-            rf"\b(?:{_alternation(_words(en.get('pleonastic'), 'p'))})\b" if en.get("pleonastic") else r"(?!)"
-        ),
+        en_pleonastic_re=_pleonastic_re(_words(en.get("pleonastic"), "p")),
         en_backref_re=re.compile(
             rf"\b(?:{_alternation(_words(en.get('backref_phrases'), 'b'))})\b" if en.get("backref_phrases") else r"(?!)"
         ),
@@ -384,6 +382,27 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         thing_types=frozenset(_words(lex.get("thing_types"), "thing_types")),
         priced_types=frozenset(_words(lex.get("priced_types"), "priced_types")),
     )
+
+
+def open_names_on(lex: CorefLexicon) -> bool:
+    """Whether names no dictionary lists are looked for (the word taggers run): off in a lexicon
+    without an `open_names` section."""
+    return lex.open_names is not _NO_OPEN_NAMES
+
+
+def _pleonastic_re(phrases: list[str]) -> re.Pattern[str]:
+    """Phrases where "it" points at nothing. One ending in "it" (got it, i see it) only where its clause
+    ends: "I got it ten days ago" refers, "Got it, thanks" does not."""
+    if not phrases:
+        return re.compile(r"(?!)")
+    closed = [p for p in phrases if p.endswith(" it")]
+    open_ = [p for p in phrases if not p.endswith(" it")]
+    parts = []
+    if open_:
+        parts.append(rf"\b(?:{_alternation(open_)})\b")
+    if closed:
+        parts.append(rf"\b(?:{_alternation(closed)})\b(?=\s*(?:[.,!?;:]|$))")
+    return re.compile("|".join(parts))
 
 
 def load_coref_lexicon(

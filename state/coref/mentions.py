@@ -22,9 +22,15 @@ from dataclasses import replace
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
+from state.coref.taggers import zh_tokens
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
+_EN_PLACE_AFTER = re.compile(r"[ ]((?:[A-Z][a-z]+)(?: [A-Z][a-z]+){0,2})\b(?![-'&])")
+_EN_NOT_PLACES = frozenset(
+    "I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July "  # noqa: SIM905
+    "August September October November December Today Tomorrow Yesterday".split()
+)
 _MORE_IDS = re.compile(
     r"\s*(?:和|、|,|，|及|以及|与|或|还有|and|or)\s*((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{3,})(?![A-Za-z0-9])"
 )
@@ -64,10 +70,14 @@ def _english_suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, i
             if located is None or len(located[0]) < 2:
                 continue
             words, span = located
+            types = lex.type_suffixes[words[-1]]
+            place = _EN_PLACE_AFTER.match(text, span[1])  # Hilton Garden Inn Seattle Downtown: the branch
+            if place is not None and not set(place.group(1).split()) & _EN_NOT_PLACES:
+                words, span = [*words, *place.group(1).split()], (span[0], place.end(1))
             name = text[span[0] : span[1]]
             if overlaps(span, taken):
                 continue
-            out.append(Named(name, " ".join(words), lex.type_suffixes[words[-1]], span, "suffix", 0.8))
+            out.append(Named(name, " ".join(words), types, span, "suffix", 0.8))
             taken.append(span)
     return out
 
@@ -166,9 +176,31 @@ _APPOSITION = re.compile(
 )
 
 
+_ID_KIND_GAP = re.compile(r"(?:[\s#:：]|号码|编号|号|是|为|\bno\.?|\bnumber\b|\bid\b|\bis\b)*$", re.IGNORECASE)
+_ID_KIND_EN = re.compile(r"\b([A-Za-z]{3,})$")
+_ID_KIND_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})$")
+
+
+def _identifier_kind(text: str, start: int) -> tuple[str, ...]:
+    """The noun that names what an identifier is (claim number CLM-448120 → claim, 票号999-… → 票,
+    工单号IT-20931 → 工单): this claim, 这张票 then point to it."""
+    lead = text[max(0, start - 24) : start]
+    gap = _ID_KIND_GAP.search(lead)
+    lead = lead[: gap.start()] if gap else lead
+    if lead.isascii():
+        m = _ID_KIND_EN.search(lead)
+        return (m.group(1).lower(),) if m else ()
+    tokens = zh_tokens(lead)
+    last = tokens[-1].text if tokens else ""
+    return (last,) if _ID_KIND_ZH.fullmatch(last) else ()
+
+
 def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
-    """The product or software word said right after a name (Sony WH-1000XM5 headphones, 飞书客户端)."""
-    if named.dictionary or named.source == "identifier":
+    """The product or software word said right after a name (Sony WH-1000XM5 headphones, 飞书客户端);
+    for an identifier, the noun said right before it (claim number CLM-448120)."""
+    if named.source == "identifier":
+        return _identifier_kind(text, named.span[0])
+    if named.dictionary:
         return ()
     after = text[named.span[1] : named.span[1] + 16]
     hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
@@ -225,13 +257,14 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
 
 
 def _titled(named: Named, lex: CorefLexicon) -> Named | None:
-    """约王师傅, 骑手李师傅, 皮肤科孙医生: a person named by a title is the surname and the title."""
+    """约王师傅, 骑手李师傅, 皮肤科孙医生, 财务部张总: a person named by a title is the surname and the title."""
     if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
         return named
     ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
     title = max(ends, key=len, default="")
-    if len(title) < 2 or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
+    if not title or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
         return named
+    # 张总, 李工: a one-character title follows the surname alone (那台扫地机器人总是…: no person)
     cut = len(named.surface) - len(title) - 1
     name = named.surface[cut:]
     if lex.surnames and name[0] not in lex.surnames:

@@ -124,7 +124,8 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
         start = first
         if first > 0 and _zh_head(tokens[first - 1], ol, stop):  # 兄弟打印机|HL-2260, 小天才电话手表|Z9
             start = first - 1
-        brand = _zh_brand(tokens, start, ol, stop)
+        # 苏泊尔|电|压力锅|CYSB50: the brand before a product word jieba split, as for a product word alone
+        brand = _zh_brand_run(tokens, start, ol, stop) if start < first else _zh_brand(tokens, start, ol, stop)
         start = start if brand is None else brand
         after = lex.type_nouns.find(tokens[last + 1].text) if last + 1 < len(tokens) else []
         typed = after[0].value if after and after[0].word == tokens[last + 1].text else "product"  # 金蝶K3|系统

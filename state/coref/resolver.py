@@ -25,7 +25,8 @@ from datetime import datetime
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
-from state.coref.lexicon import CorefLexicon, unnamed_type
+from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
+from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
 
@@ -63,6 +64,7 @@ class Mention:
     seq: int
     salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
     kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
+    topic_in: str | None = None  # the sentence that last referred back to it (it is covered under X)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,7 @@ class CorefState:
     focus: str | None = None
     last_ts: datetime | None = None
     ended_at: datetime | None = None
+    recent: tuple[tuple[str, str], ...] = ()  # (turn id, sentence) of the last sentences, oldest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +143,31 @@ def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Me
     return next((m for m in reversed(candidates) if hint in m.types), None)
 
 
+def _topic_setter(anaphor: Anaphor) -> bool:
+    """A reference that makes its referent the sentence's topic: a pronoun, or an English definite
+    (the package had my charger in it)."""
+    return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
+
+
+def _topic(anaphor: Anaphor, latest: Mention, pool: list[Mention], lex: CorefLexicon) -> Mention:
+    """A pronoun keeps the topic: when the sentence that named `latest` first referred back to another
+    entity (Sure, it is covered under ProSupport; the package had my charger in it), that entity, the
+    sentence's subject, is meant rather than the name said after it."""
+    if anaphor.head is not None or anaphor.kind != "anaphor" or anaphor.descriptors or latest.topic_in is not None:
+        return latest  # a name referred back to since it was said is itself the topic
+    if not anaphor.text.isascii():
+        return latest  # Chinese agents name what is near the topic after 它 (它周边有…): measured worse there
+    for mention in reversed(pool):
+        if (
+            mention.topic_in == latest.sentence
+            and mention.seq < latest.seq
+            and mention.entity != latest.entity
+            and _compatible(anaphor.type, mention.types, lex) == 2
+        ):
+            return mention
+    return latest
+
+
 def _choose(
     anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon, hint: str | None = None
 ) -> tuple[Mention | None, float]:
@@ -166,13 +194,17 @@ def _choose(
     if anaphor.head and anaphor.type not in lex.place_types:
         # 这台电饭煲 → 美的电饭煲, 这个环境 → 生产环境: an entity whose name holds the head noun said
         head = anaphor.head.lower()
-        headed = [m for m in candidates if head in m.entity.lower() or head in m.kinds]
-        if headed and _compatible(anaphor.type, headed[-1].types, lex) == 2:
+        # 那台扫地机器人 for 机器人X20: a Chinese head whose last word (two characters or more) the name holds
+        ends = [head[k:] for k in range(len(head) - 1)] if not head.isascii() else [head]
+        headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or head in m.kinds]
+        compatible = _compatible(anaphor.type, headed[-1].types, lex) if headed else 0
+        if headed and (compatible == 2 or (anaphor.type is None and head in headed[-1].kinds)):
             return headed[-1], anaphor.confidence
     penalty = 0.6 if anaphor.descriptors else 1.0
     for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
         for mention in reversed(pool):
             if _compatible(anaphor.type, mention.types, lex) == 2:
+                mention = _topic(anaphor, mention, pool, lex)
                 confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
                 return mention, confidence * penalty
     if anaphor.type in lex.thing_types:
@@ -210,6 +242,90 @@ def _choose(
         for mention in reversed([m for m in candidates if m.salient] or candidates):
             return mention, 0.3
     return None, 0.0
+
+
+_APPOSED = re.compile(r"\s*[,，]\s*|：|:\s*|\s*\(")  # my VPN client, GlobalProtect: the name after it
+_RECENT = 12
+_TOPIC_PRONOUNS = frozenset(
+    {"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"}
+)  # sentences kept for antecedents found again by their head noun or as listed items
+
+
+def _found_again(
+    anaphor: Anaphor,
+    head: str | None,
+    chosen: Mention | None,
+    recent: list[tuple[str, str]],
+    window: list[Mention],
+    lex: CorefLexicon,
+) -> Mention | None:
+    """An antecedent no finder registered: for a pointer and a noun that the chosen mention does not
+    hold (这张账单 → 电费账单), the phrase ending in that noun in a sentence said since the chosen one
+    was named; for an ordinal with nothing listed (第二张), the item of the last enumeration."""
+
+    def said_at(index: int, span: tuple[int, int], phrase: str, types: tuple[str, ...]) -> Mention:
+        turn, sentence = recent[index]
+        named = [
+            m
+            for m in window
+            if m.sentence == sentence
+            and (overlaps(m.span, [span]) or _APPOSED.fullmatch(sentence[span[1] : max(span[1], m.span[0])]))
+            and m.span[0] >= span[0]
+        ] or [m for m in window if m.sentence == sentence and overlaps(m.span, [span])]
+        return named[0] if named else Mention(phrase, phrase, types, turn, sentence, span, (), 0)
+
+    def since(mention: Mention | None) -> int:
+        if mention is None:
+            return 0
+        return max((i for i, (turn, _) in enumerate(recent) if turn == mention.turn_id), default=len(recent))
+
+    n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
+    if n is not None:  # an enumeration said since the last turn that named two or more entities
+        for index in range(len(recent) - 1, since(_ordinal(anaphor, window, lex)) - 1, -1):
+            items = enumeration(recent[index][1])
+            if len(items) >= 2 and n <= len(items):
+                item = items[n - 1] if n > 0 else items[-1]
+                at = recent[index][1].find(item)
+                return said_at(index, (at, at + len(item)), item, ())
+        return None
+    if head is None or anaphor.kind != "anaphor":
+        return None
+    if chosen is not None and (
+        head in chosen.entity.lower()
+        or head in chosen.kinds
+        or (anaphor.type is not None and anaphor.type in chosen.types)
+    ):
+        return None  # the chosen one holds the noun, or is of the type the noun names (这个快递: the parcel)
+    for index in range(len(recent) - 1, since(chosen) - 1, -1):
+        found = head_phrase(recent[index][1], head)
+        if found is not None:
+            types = (anaphor.type,) if anaphor.type and anaphor.type != BUSINESS else ()
+            return said_at(index, found[0], found[1], types)
+    return None
+
+
+def _other(
+    anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, str]], lex: CorefLexicon
+) -> Mention | None:
+    """The other one of the last pair said (two cases, two orders, 两单): the one of the two spoken of
+    less recently."""
+    pair = []
+    for n in (1, 2):
+        ordinal = replace(anaphor, descriptors=(f"#{n}",))
+        found = _ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, lex)
+        if found is not None:
+            pair.append(found)
+    if len(pair) < 2 or pair[0].entity == pair[1].entity:
+        return None
+
+    def last_said(mention: Mention) -> int:
+        return max((m.seq for m in candidates if m.entity == mention.entity), default=mention.seq)
+
+    return min(pair, key=last_said)
+
+
+def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
+    return next((p for p in found if overlaps(anaphor.span, [p.span])), None)
 
 
 def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
@@ -424,6 +540,7 @@ def resolve_turn(
     text = " ".join(s.text for s in turn.sentences)
     size = config.wide_window if has_backref_cue(text, lex) else config.window
     window = list(state.mentions[-size:])
+    recent = list(state.recent)
     seq = state.seq
     new: list[Mention] = []
     anchors: list[CorefAnchor] = []
@@ -437,7 +554,23 @@ def resolve_turn(
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
+        pointed = pointers(sentence.text) if open_names_on(lex) else []  # the taggers stay off without it
+        taken = [n.span for n in named] + [a.span for a in anaphors] + list(tails)
+        tagged_only = [
+            Anaphor(sentence.text[p.span[0] : p.span[1]], p.span, "anaphor", None, p.head, confidence=0.6)
+            for p in pointed
+            if not overlaps(p.span, taken)
+        ]  # 这盒葡萄, that store: kept only when found again below
+        anaphors += tagged_only
+        taken += [a.span for a in tagged_only]
+        others = [
+            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("other",), 0.6)
+            for a, b in the_other(sentence.text)
+            if not overlaps((a, b), taken)
+        ]
+        anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
+        spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2
         background = _background_ranges(sentence.text, lex)
@@ -468,8 +601,21 @@ def resolve_turn(
             chosen: Mention | None
             if item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
+            elif "other" in item.descriptors:
+                chosen, confidence = _other(item, window + new, spoken, lex), 0.6
             else:
                 chosen, confidence = _choose(item, window + new, lex, _pronoun_hint(sentence.text, item, lex))
+                pointer = _pointer_at(item, pointed)
+                head = pointer.head if pointer is not None else None
+                again = _found_again(item, head, chosen, spoken, window + new, lex)
+                if again is not None:
+                    chosen, confidence = replace(again, seq=seq), 0.6
+                elif (
+                    item.head is not None
+                    and any(item is a for a in tagged_only)
+                    and (chosen is None or (item.head not in chosen.entity.lower() and item.head not in chosen.kinds))
+                ):
+                    continue  # a pointer and a noun found by the tags alone, with nothing found again
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
@@ -484,6 +630,7 @@ def resolve_turn(
                         seq=seq,
                         salient=True,
                         types=_learned_types(chosen, item),
+                        topic_in=sentence.text if _topic_setter(item) else chosen.topic_in,
                     )
                 )
         if not named and not referred:
@@ -504,4 +651,5 @@ def resolve_turn(
         # 去中国动物博物馆吧，在酒店附近: the hotel is a landmark for the place named, not the focus
         new = [replace(m, salient=False) if i in landmarks else m for i, m in enumerate(new)]
     mentions = (state.mentions + tuple(new))[-config.wide_window :]
-    return CorefState(mentions, seq, focus, turn.ts, state.ended_at), tuple(anchors)
+    said = (*state.recent, *((turn.turn_id, s.text) for s in turn.sentences))[-_RECENT:]
+    return CorefState(mentions, seq, focus, turn.ts, state.ended_at, said), tuple(anchors)
