@@ -17,6 +17,9 @@ on it (docs/write-time-filters.md has the first score). `coref_fresh2.jsonl` and
 delivery, healthcare) were each written after the previous set's fixes and scored once before any
 fix they showed; so was `coref_fresh4.jsonl` (after-sales, IT support, banking, telecom, travel,
 insurance, education, healthcare; half zh, half en), committed before the resolver ran on it.
+`coref_fresh5.jsonl` (set 5: after-sales, IT support, banking, telecom, travel, food delivery,
+healthcare, insurance, education, utilities, SaaS, car service, logistics; half zh, half en) was
+written blind by hand, committed before the resolver ran on it.
 """
 
 from __future__ import annotations
