@@ -81,6 +81,7 @@ class PoolScores:
     time_match: F
     relevance: F
     absolute: F
+    grounded: F  # the part of `absolute` not read from word similarity: identifier, named period, referent
     css: F
     final: F
     eligible: B
@@ -315,7 +316,8 @@ def score_pool(
     # refers to the promises the user is owed: an overdue one is relevant for the floor.
     if asks_promise and batch.overdue is not None:
         referent = np.maximum(referent, batch.overdue)
-    absolute = np.maximum.reduce([semantic, lexical, entity, time_match, referent]) * content if n else np.zeros(0)
+    grounded = np.maximum.reduce([entity, time_match, referent]) * content if n else np.zeros(0)
+    absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     promise = batch.commitment if asks_promise else np.zeros(n)
 
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
@@ -390,6 +392,7 @@ def score_pool(
         time_match=time_match,
         relevance=relevance,
         absolute=absolute,
+        grounded=grounded,
         css=css,
         final=final,
         eligible=eligible,
