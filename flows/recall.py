@@ -329,7 +329,10 @@ class RecallService:
         tables = self._tables.get()
         rw = tables.relevance
         texts = [str(r.batch.payloads[i].get("text", "")) for i in picked]
-        return coverage(specific_terms(question, tables.general_terms), texts, rw.unmatched_floor, rw.identifier_mismatch)
+        names = frozenset(s.lower() for s in (*r.batch.speakers, *r.scores.people) if s)
+        return coverage(
+            specific_terms(question, tables.general_terms), texts, rw.unmatched_floor, rw.identifier_mismatch, names
+        )
 
     @staticmethod
     def _floor_relevance(r: _Ranked, i: int, factor: float) -> float:

@@ -9,7 +9,8 @@ Why: the embedder scores a question about something never discussed as close to 
 same area ("这张卡的年费是多少" against a talk about the card's limit; the refund of order 55987
 against order 55102's), so its cosine clears the floor. The specific words it names tell more: the
 nouns, proper nouns and identifiers of the question (jieba's and spaCy's tags, `state.coref.taggers`)
-other than domain-general ones and times of day or week (those are the named-period component's). A term counts as held
+other than domain-general ones and times of day or week (those are the named-period component's), nor the nouns a wh-word asks
+for ("which song", "what kind of pot", "什么颜色": the memory holds the answer, an instance of them). A term counts as held
 when a memory holds it: the same stemmed word (Latin), the word itself or half of its character
 bigrams (Chinese: "重开" in "已为您重开发票"). Only terms in the script most of the offered memories are
 written in are judged: "screen repair" cannot be matched word for word against "我的 iPhone 屏幕碎了",
@@ -44,6 +45,10 @@ _PERIOD = re.compile(
     re.IGNORECASE,
 )
 _EN_TAGS = frozenset({"NOUN", "PROPN", "NUM"})
+_EN_WH = frozenset({"what", "which", "whose", "many", "much"})
+_EN_SKIP = frozenset({"DET", "ADJ", "ADV", "SYM", "PUNCT", "CCONJ", "SPACE"})
+_EN_KIND = frozenset({"kind", "kinds", "type", "types", "sort", "sorts"})
+_ZH_WH = ("什么", "哪", "几", "多少", "啥")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,33 @@ class Coverage:
     missing: tuple[str, ...]
 
 
+def _identifier(word: str) -> bool:
+    """A word with a digit that names one thing (an order, a ticket): letters with it or five digits and more;
+    a year or a count ("2023", "30") is not one."""
+    return _DIGIT.search(word) is not None and (_LATIN.search(word) is not None or len(word) >= 5)
+
+
+def _asked_en(tags: Sequence[tuple[str, str]]) -> set[int]:
+    """Positions of the nouns a wh-word asks for ("which song", "what musical artists/bands", "what kind of
+    pot"): the answer is an instance of them, so a memory holds the instance, not the word."""
+    asked: set[int] = set()
+    i = 0
+    while i < len(tags):
+        if tags[i][0].lower() in _EN_WH:
+            j = i + 1
+            while j < len(tags):
+                word, tag = tags[j]
+                if tag in ("NOUN", "PROPN") or (word.lower() == "of" and tags[j - 1][0].lower() in _EN_KIND):
+                    asked.add(j)
+                elif tag not in _EN_SKIP or (j > i + 1 and tags[j - 1][1] in ("NOUN", "PROPN") and word != "/"):
+                    break
+                j += 1
+            i = j
+        else:
+            i += 1
+    return asked
+
+
 def _keep(word: str, general: frozenset[str]) -> bool:
     low = word.lower()
     return low not in general and _PERIOD.search(low) is None
@@ -80,18 +112,25 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
     """
     out: list[Term] = []
     if _CJK.search(text):
-        for tok in zh_tokens(text):
+        toks = zh_tokens(text)
+        for k, tok in enumerate(toks):
             word, tag = tok.text, tok.tag
-            ident = _DIGIT.search(word) is not None
+            if k and toks[k - 1].text.startswith(_ZH_WH):
+                continue  # "什么颜色", "哪个师傅": what the question asks for, not a thing it names
+            ident = _identifier(word)
             noun = tag.startswith("n") or tag in ("vn", "eng")
+            if _DIGIT.search(word) and not ident:
+                continue
             if (noun or ident) and (len(word) >= 2 or ident) and _keep(word, general):
                 out.append(Term(word, ident, _CJK.search(word) is not None))
     else:
-        for tok in en_tokens(text):
+        toks = en_tokens(text)
+        asked = _asked_en([(t.text, t.tag) for t in toks])
+        for k, tok in enumerate(toks):
             word = tok.text
-            ident = _DIGIT.search(word) is not None
-            if tok.tag == "NUM" and not ident:
-                continue  # "two weeks": a count, not a thing
+            ident = _identifier(word)
+            if k in asked or (_DIGIT.search(word) and not ident) or (tok.tag == "NUM" and not ident):
+                continue  # an asked-for category; a year, a count or an amount: not a thing
             if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
                 out.append(Term(word, ident, False))
     return tuple(dict.fromkeys(out))
@@ -114,8 +153,17 @@ def _mostly_cjk(text: str) -> bool:
     return len(_CJK.findall(text)) > len(re.findall(r"[A-Za-z]+", text))
 
 
+def _a_name(term: Term, names: frozenset[str]) -> bool:
+    word = term.text.lower()
+    return word in names or (not term.cjk and len(word) >= 3 and any(n.startswith(word) for n in names))
+
+
 def coverage(
-    terms: Sequence[Term], texts: Sequence[str], unmatched_floor: float, identifier_mismatch: float
+    terms: Sequence[Term],
+    texts: Sequence[str],
+    unmatched_floor: float,
+    identifier_mismatch: float,
+    names: frozenset[str] = frozenset(),
 ) -> Coverage:
     """The factor for the similarity part of the floor's relevance (see the module docstring).
 
@@ -124,6 +172,7 @@ def coverage(
     >>> c.held, c.missing, c.factor
     (('师傅',), ('洗衣机',), 0.75)
     """
+    terms = [t for t in terms if not _a_name(t, names)]  # people the memories are by: the person component's
     if not terms or not texts:
         return Coverage(1.0, (), ())
     cjk_memories = sum(_mostly_cjk(t) for t in texts) * 2 > len(texts)

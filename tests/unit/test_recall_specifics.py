@@ -15,6 +15,7 @@ def test_nouns_and_identifiers_are_named_general_words_and_times_are_not() -> No
     assert _texts("Has the refund for order 55987 gone through yet?") == ("refund", "55987")
     assert _texts("Any news on my problem?") == ()
     assert _texts("What did I cancel last Monday?") == ()
+    assert _texts("洗衣机那个师傅今天会来吗？") == ("洗衣机",)
     assert "年费" in _texts("这张卡的年费是多少？能免吗")
     assert "时候" not in _texts("体检报告什么时候能出")
 
@@ -63,3 +64,26 @@ def test_factor_stays_between_the_floors_and_one(question: str, texts: list[str]
     c = coverage(specific_terms(question, GENERAL), texts, 0.5, 0.3)
     assert 0.3 <= c.factor <= 1.0
     assert set(c.held).isdisjoint(c.missing)
+
+
+def test_what_a_wh_word_asks_for_is_not_a_named_thing() -> None:
+    assert _texts("Which song motivates Caroline to be courageous?") == ("Caroline",)
+    assert _texts("What musical artists/bands has Melanie seen?") == ("Melanie",)
+    assert "pot" not in _texts("What kind of pot did Mel and her kids make with clay?")
+    assert _texts("which room was it again?") == ()
+    assert "颜色" not in _texts("你们发的是什么颜色的")
+
+
+def test_a_year_or_a_count_is_no_identifier_but_a_code_is() -> None:
+    assert "2023" not in _texts("How many times has Melanie gone to the beach in 2023?")
+    assert [t.identifier for t in specific_terms("INC-40417 有结果了吗", GENERAL) if t.text == "40417"] == [True]
+    assert [t.identifier for t in specific_terms("SF1409928831 现在到哪了", GENERAL)] == [True]
+
+
+def test_people_by_kin_or_role_and_the_memories_speakers_are_not_judged() -> None:
+    assert "师傅" not in _texts("洗衣机那个师傅今天会来吗？")
+    terms = specific_terms("What book is Jon currently reading?", GENERAL)
+    c = coverage(terms, ["I'm halfway through a novel right now."], 0.5, 0.3, frozenset({"jon", "gina"}))
+    assert c.factor == 1.0
+    terms = specific_terms("How long have Mel and her husband been married?", GENERAL)
+    assert coverage(terms, ["We got married five years ago."], 0.5, 0.3, frozenset({"melanie"})).factor == 1.0
