@@ -256,7 +256,9 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         focus_information=tuple(w.lower() for w in _words(focus.get("information"), "lexicon.focus.information")),
         open_referents=tuple(w.lower() for w in _words(lexicon.get("open_referents"), "lexicon.open_referents")),
         general_terms=frozenset(
-            w.lower() for lang in _section(lexicon, "general_terms", "lexicon").values() for w in _words(lang, "lexicon.general_terms")
+            w.lower()
+            for lang in _section(lexicon, "general_terms", "lexicon").values()
+            for w in _words(lang, "lexicon.general_terms")
         ),
     )
 

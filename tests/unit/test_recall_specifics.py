@@ -23,14 +23,16 @@ def test_nouns_and_identifiers_are_named_general_words_and_times_are_not() -> No
 def test_another_order_number_is_not_covered() -> None:
     terms = specific_terms("Has the refund for order 55987 gone through yet?", GENERAL)
     c = coverage(terms, ["Refund of $19.99 for order 55102 is approved."], 0.5, 0.3)
-    assert c.held == ("refund",) and c.missing == ("55987",)
+    assert c.held == ("refund",)
+    assert c.missing == ("55987",)
     assert c.factor == 0.3
 
 
 def test_the_same_order_number_is_covered() -> None:
     terms = specific_terms("Has the refund for order 55102 gone through yet?", GENERAL)
     c = coverage(terms, ["Refund of $19.99 for order 55102 is approved."], 0.5, 0.3)
-    assert c.missing == () and c.factor == 1.0
+    assert c.missing == ()
+    assert c.factor == 1.0
 
 
 def test_a_thing_never_discussed_in_the_same_area_lowers_the_factor() -> None:
@@ -49,7 +51,8 @@ def test_chinese_term_held_by_half_of_its_bigrams() -> None:
 def test_a_term_in_another_script_than_the_memories_is_not_judged() -> None:
     terms = specific_terms("screen repair 要付多少钱来着？", GENERAL)
     c = coverage(terms, ["我的 iPhone 屏幕碎了", "可以，AppleCare 意外损坏每次收 29 美元服务费。"], 0.5, 0.3)
-    assert c.factor == 1.0 and c.missing == ()
+    assert c.factor == 1.0
+    assert c.missing == ()
 
 
 def test_a_question_naming_nothing_specific_is_unaffected() -> None:
