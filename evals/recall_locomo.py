@@ -197,6 +197,7 @@ def evaluate(
         qvecs = embedder.query([str(q["question"]) for q in questions])
         cached.save()
         latencies: list[float] = []
+        uncued = 0
         for qi, q in enumerate(questions):
             user = str(q["conv_id"])
             at = as_utc(datetime.fromisoformat(str(q["ts"])))
@@ -212,6 +213,7 @@ def evaluate(
             started = time.perf_counter()
             ours = service.ranked_ids(request, max(KS))
             latencies.append((time.perf_counter() - started) * 1000)
+            uncued += not service.recall(request).cues  # every question here has an answer: no cue is a loss
             simple = baselines.rank(str(q["question"]), qvecs[qi], user, at.timestamp(), max(KS))
             ranked = {"recallflow": ours, **simple}
             cat = f"{q['category']} {q['category_name']}"
@@ -224,6 +226,11 @@ def evaluate(
     print(
         f"recall latency over {len(lat)} questions: p50 {np.percentile(lat, 50):.1f} ms, "
         f"p95 {np.percentile(lat, 95):.1f} ms (query embedding cached)",
+        file=sys.stderr,
+    )
+    print(
+        f"questions recall answers with no cue (abstains; R@k reads the ranking, not the floor): "
+        f"{uncued} of {len(questions)} ({uncued / max(len(questions), 1):.3f})",
         file=sys.stderr,
     )
     table: dict[str, dict[str, dict[int, float]]] = {}

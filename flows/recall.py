@@ -61,6 +61,7 @@ from state.recall.resolution import (
     resolution_file,
 )
 from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_nearest, score_pool, top_indices
+from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
 
@@ -337,12 +338,28 @@ class RecallService:
         ranked = self._rank(request)
         return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k, turn=ranked.batch.turn)]
 
+    def _coverage(self, question: str, r: _Ranked, picked: Sequence[int]) -> Coverage:
+        """How many of the specific things the question names the memories about to be offered hold."""
+        tables = self._tables.get()
+        rw = tables.relevance
+        texts = [str(r.batch.payloads[i].get("text", "")) for i in picked]
+        names = frozenset(s.lower() for s in (*r.batch.speakers, *r.scores.people) if s)
+        return coverage(
+            specific_terms(question, tables.general_terms), texts, rw.unmatched_floor, rw.identifier_mismatch, names
+        )
+
+    @staticmethod
+    def _floor_relevance(r: _Ranked, i: int, factor: float) -> float:
+        """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole."""
+        return max(float(r.scores.absolute[i]) * factor, float(r.scores.grounded[i]))
+
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
-        if picked and max(float(r.scores.absolute[i]) for i in picked) < r.floor:
+        covered = self._coverage(request.query_text, r, picked)
+        if picked and max(self._floor_relevance(r, i, covered.factor) for i in picked) < r.floor:
             picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
         picked = keep_nearest(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")

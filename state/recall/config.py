@@ -54,6 +54,8 @@ class RelevanceWeights:
     promise: float
     time_match: float
     version_min_overlap: float
+    unmatched_floor: float
+    identifier_mismatch: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,7 @@ class RecallTables:
     focus_current: tuple[str, ...]
     focus_information: tuple[str, ...]
     open_referents: tuple[str, ...]
+    general_terms: frozenset[str]
 
     def abstain_for(self, embedder: str) -> AbstainPolicy:
         """The embedder's calibration, else `default`."""
@@ -253,6 +256,11 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         focus_current=tuple(w.lower() for w in _words(focus.get("current"), "lexicon.focus.current")),
         focus_information=tuple(w.lower() for w in _words(focus.get("information"), "lexicon.focus.information")),
         open_referents=tuple(w.lower() for w in _words(lexicon.get("open_referents"), "lexicon.open_referents")),
+        general_terms=frozenset(
+            w.lower()
+            for lang in _section(lexicon, "general_terms", "lexicon").values()
+            for w in _words(lang, "lexicon.general_terms")
+        ),
     )
 
 

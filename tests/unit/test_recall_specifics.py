@@ -1,0 +1,92 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from state.recall.config import load_tables
+from state.recall.specifics import coverage, specific_terms
+
+GENERAL = load_tables().general_terms
+
+
+def _texts(question: str) -> tuple[str, ...]:
+    return tuple(t.text for t in specific_terms(question, GENERAL))
+
+
+def test_nouns_and_identifiers_are_named_general_words_and_times_are_not() -> None:
+    assert _texts("Has the refund for order 55987 gone through yet?") == ("refund", "55987")
+    assert _texts("Any news on my problem?") == ()
+    assert _texts("What did I cancel last Monday?") == ()
+    assert _texts("洗衣机那个师傅今天会来吗？") == ("洗衣机",)
+    assert "年费" in _texts("这张卡的年费是多少？能免吗")
+    assert "时候" not in _texts("体检报告什么时候能出")
+
+
+def test_another_order_number_is_not_covered() -> None:
+    terms = specific_terms("Has the refund for order 55987 gone through yet?", GENERAL)
+    c = coverage(terms, ["Refund of $19.99 for order 55102 is approved."], 0.5, 0.3)
+    assert c.held == ("refund",)
+    assert c.missing == ("55987",)
+    assert c.factor == 0.3
+
+
+def test_the_same_order_number_is_covered() -> None:
+    terms = specific_terms("Has the refund for order 55102 gone through yet?", GENERAL)
+    c = coverage(terms, ["Refund of $19.99 for order 55102 is approved."], 0.5, 0.3)
+    assert c.missing == ()
+    assert c.factor == 1.0
+
+
+def test_a_thing_never_discussed_in_the_same_area_lowers_the_factor() -> None:
+    terms = specific_terms("这张卡的年费是多少？能免吗", GENERAL)
+    c = coverage(terms, ["我的信用卡额度太低了，能不能提到五万", "已通过，当前额度5万元。"], 0.5, 0.3)
+    assert "年费" in c.missing
+    assert c.factor < 1.0
+
+
+def test_chinese_term_held_by_half_of_its_bigrams() -> None:
+    terms = specific_terms("20250611088 那张发票重开了吗", GENERAL)
+    c = coverage(terms, ["20250611088 的发票已经为您重新开具"], 0.5, 0.3)
+    assert c.factor == 1.0
+
+
+def test_a_term_in_another_script_than_the_memories_is_not_judged() -> None:
+    terms = specific_terms("screen repair 要付多少钱来着？", GENERAL)
+    c = coverage(terms, ["我的 iPhone 屏幕碎了", "可以，AppleCare 意外损坏每次收 29 美元服务费。"], 0.5, 0.3)
+    assert c.factor == 1.0
+    assert c.missing == ()
+
+
+def test_a_question_naming_nothing_specific_is_unaffected() -> None:
+    assert coverage(specific_terms("我的维修进度怎么样了？", GENERAL), ["电视修好了"], 0.5, 0.3).factor == 1.0
+    assert coverage((), ["anything"], 0.5, 0.3).factor == 1.0
+    assert coverage(specific_terms("Where is my refund?", GENERAL), [], 0.5, 0.3).factor == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=40), st.lists(st.text(max_size=60), max_size=4))
+def test_factor_stays_between_the_floors_and_one(question: str, texts: list[str]) -> None:
+    c = coverage(specific_terms(question, GENERAL), texts, 0.5, 0.3)
+    assert 0.3 <= c.factor <= 1.0
+    assert set(c.held).isdisjoint(c.missing)
+
+
+def test_what_a_wh_word_asks_for_is_not_a_named_thing() -> None:
+    assert _texts("Which song motivates Caroline to be courageous?") == ("Caroline",)
+    assert _texts("What musical artists/bands has Melanie seen?") == ("Melanie",)
+    assert "pot" not in _texts("What kind of pot did Mel and her kids make with clay?")
+    assert _texts("which room was it again?") == ()
+    assert "颜色" not in _texts("你们发的是什么颜色的")
+
+
+def test_a_year_or_a_count_is_no_identifier_but_a_code_is() -> None:
+    assert "2023" not in _texts("How many times has Melanie gone to the beach in 2023?")
+    assert [t.identifier for t in specific_terms("INC-40417 有结果了吗", GENERAL) if t.text == "40417"] == [True]
+    assert [t.identifier for t in specific_terms("SF1409928831 现在到哪了", GENERAL)] == [True]
+
+
+def test_people_by_kin_or_role_and_the_memories_speakers_are_not_judged() -> None:
+    assert "师傅" not in _texts("洗衣机那个师傅今天会来吗？")
+    terms = specific_terms("What book is Jon currently reading?", GENERAL)
+    c = coverage(terms, ["I'm halfway through a novel right now."], 0.5, 0.3, frozenset({"jon", "gina"}))
+    assert c.factor == 1.0
+    terms = specific_terms("How long have Mel and her husband been married?", GENERAL)
+    assert coverage(terms, ["We got married five years ago."], 0.5, 0.3, frozenset({"melanie"})).factor == 1.0
