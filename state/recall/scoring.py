@@ -82,6 +82,7 @@ class PoolScores:
     relevance: F
     absolute: F
     grounded: F  # the part of `absolute` not read from word similarity: identifier, named period, referent
+    owned: F  # an issue or promise of the user's own when the question refers back to one (the floor's, when nothing it names is missing)
     css: F
     final: F
     eligible: B
@@ -134,6 +135,7 @@ def validity_filter(
 
 
 _ASKING_TYPES = frozenset({"question", "clarification"})
+_NOT_AN_ISSUE = 2  # the resolution code of a memory that is neither an issue nor a promise (candidates.py)
 
 
 def _asks(batch: CandidateBatch) -> B:
@@ -366,6 +368,12 @@ def score_pool(
     if asks_promise and batch.overdue is not None:
         referent = np.maximum(referent, batch.overdue)
     grounded = np.maximum.reduce([entity, time_match, referent]) * content if n else np.zeros(0)
+    # A question that refers back to a matter of the user's own ("exports are getting truncated again",
+    # "the other refund still hasn't shown up", "did it ever turn up?", "人到现在都没来") is about one of
+    # their issues or promises, open or settled, whatever its words share with it; the floor reads
+    # this only when the question names nothing the offered memories lack.
+    refers_back = still_waiting or asks_outcome or "repeat" in query.cue_families
+    owned = (batch.resolution != _NOT_AN_ISSUE) * content * 1.0 if refers_back and n else np.zeros(n)
     absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     if asks_outcome and batch.settled_by is not None and n:
         # The turn that settled an issue answers "how did it end" as far as the issue matches it.
@@ -449,6 +457,7 @@ def score_pool(
         relevance=relevance,
         absolute=absolute,
         grounded=grounded,
+        owned=owned,
         css=css,
         final=final,
         eligible=eligible,
