@@ -82,7 +82,7 @@ class PoolScores:
     relevance: F
     absolute: F
     grounded: F  # the part of `absolute` not read from word similarity: identifier, named period, referent
-    owned: F  # an issue or promise of the user's own when the question refers back to one (the floor's, when nothing it names is missing)
+    owned: F  # the user's own issue or promise a question refers back to (the floor reads it, see flows.recall)
     css: F
     final: F
     eligible: B
