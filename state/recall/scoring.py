@@ -30,7 +30,9 @@ scaled inside the pool (a pool of unrelated memories must not stretch its best o
 semantic is the cosine mapped through the embedder's calibrated range (cosines differ by
 model), lexical is BM25 as a share of the query's full match (IDF over the user's memories
 when the caller gives it, else over the pool). `absolute` (the larger of semantic, lexical,
-identifier, named period) is what the abstain floor reads; see docs/recall.md.
+identifier, named period) is what the abstain floor reads, with `owned` (the user's own issues
+and promises, when the question refers back to one) where the question names nothing missing;
+see docs/recall.md.
 """
 
 from __future__ import annotations
