@@ -349,9 +349,11 @@ class RecallService:
         )
 
     @staticmethod
-    def _floor_relevance(r: _Ranked, i: int, factor: float) -> float:
-        """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole."""
-        return max(float(r.scores.absolute[i]) * factor, float(r.scores.grounded[i]))
+    def _floor_relevance(r: _Ranked, i: int, covered: Coverage) -> float:
+        """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole;
+        the user's own matter a question refers back to whole when it names nothing the memories lack."""
+        owned = 0.0 if covered.missing else float(r.scores.owned[i])
+        return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
@@ -359,7 +361,7 @@ class RecallService:
         r = self._rank(request)
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
         covered = self._coverage(request.query_text, r, picked)
-        if picked and max(self._floor_relevance(r, i, covered.factor) for i in picked) < r.floor:
+        if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
             picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
         picked = keep_nearest(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")

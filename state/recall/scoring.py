@@ -30,7 +30,9 @@ scaled inside the pool (a pool of unrelated memories must not stretch its best o
 semantic is the cosine mapped through the embedder's calibrated range (cosines differ by
 model), lexical is BM25 as a share of the query's full match (IDF over the user's memories
 when the caller gives it, else over the pool). `absolute` (the larger of semantic, lexical,
-identifier, named period) is what the abstain floor reads; see docs/recall.md.
+identifier, named period) is what the abstain floor reads, with `owned` (the user's own issues
+and promises, when the question refers back to one) where the question names nothing missing;
+see docs/recall.md.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ class PoolScores:
     relevance: F
     absolute: F
     grounded: F  # the part of `absolute` not read from word similarity: identifier, named period, referent
+    owned: F  # the user's own issue or promise a question refers back to (the floor reads it, see flows.recall)
     css: F
     final: F
     eligible: B
@@ -134,6 +137,7 @@ def validity_filter(
 
 
 _ASKING_TYPES = frozenset({"question", "clarification"})
+_NOT_AN_ISSUE = 2  # the resolution code of a memory that is neither an issue nor a promise (candidates.py)
 
 
 def _asks(batch: CandidateBatch) -> B:
@@ -366,6 +370,12 @@ def score_pool(
     if asks_promise and batch.overdue is not None:
         referent = np.maximum(referent, batch.overdue)
     grounded = np.maximum.reduce([entity, time_match, referent]) * content if n else np.zeros(0)
+    # A question that refers back to a matter of the user's own ("exports are getting truncated again",
+    # "the other refund still hasn't shown up", "did it ever turn up?", "人到现在都没来") is about one of
+    # their issues or promises, open or settled, whatever its words share with it; the floor reads
+    # this only when the question names nothing the offered memories lack.
+    refers_back = still_waiting or asks_outcome or "repeat" in query.cue_families
+    owned = (batch.resolution != _NOT_AN_ISSUE) * content * 1.0 if refers_back and n else np.zeros(n)
     absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     if asks_outcome and batch.settled_by is not None and n:
         # The turn that settled an issue answers "how did it end" as far as the issue matches it.
@@ -449,6 +459,7 @@ def score_pool(
         relevance=relevance,
         absolute=absolute,
         grounded=grounded,
+        owned=owned,
         css=css,
         final=final,
         eligible=eligible,

@@ -166,3 +166,10 @@ def test_a_negated_confirmation_settles_nothing() -> None:
     assert not is_confirmation(still.source_text, LEX)
     assert views[router.memory_id].status == "pending"
     assert is_confirmation("不能用了好几天，今天终于能用了", LEX)  # the later, plain one counts
+
+
+def test_nobody_turning_up_is_still_waiting() -> None:
+    assert asks_still_waiting("人到现在都没来拿", LEX)
+    assert asks_still_waiting("nobody showed up today", LEX)
+    assert asks_still_waiting("the engineer never turned up", LEX)
+    assert not asks_still_waiting("the parcel showed up, thanks", LEX)

@@ -474,3 +474,28 @@ def test_the_agents_reply_to_a_settled_complaint_is_part_of_its_thread_for_open_
     q = analyse_query("还有一个没好的，什么时候能修好？", TABLES)
     s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, asks_open=True)
     assert top_indices(s, 1) == [2]
+
+
+def _own_matters() -> list:
+    return [
+        unit(
+            "exports cut off after 10,000 rows", n=1, session="s1", unit_type="complaint", resolution_status="pending"
+        ),
+        unit("the refund went through", n=2, session="s2", unit_type="action_request", resolution_status="resolved"),
+        unit("sunny, around 22 degrees", n=3, session="s3", speaker_role="agent"),
+    ]
+
+
+def test_a_question_that_refers_back_counts_the_users_own_matters_for_the_floor() -> None:
+    batch = _batch(_own_matters(), sims=[0.81, 0.80, 0.80])
+    again = analyse_query("exports are getting truncated again, same as before", TABLES)
+    assert "repeat" in again.cue_families
+    s = score_pool(again, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert s.owned.tolist() == [1.0, 1.0, 0.0]  # open or settled, an issue is the user's own; small talk is not
+    ended = score_pool(analyse_query("did it ever turn up?", TABLES), batch, TABLES, NOW, asks_outcome=True)
+    assert ended.owned.tolist() == [1.0, 1.0, 0.0]
+    waiting = score_pool(analyse_query("nobody showed up today", TABLES), batch, TABLES, NOW, still_waiting=True)
+    assert waiting.owned.tolist() == [1.0, 1.0, 0.0]
+    plain = score_pool(analyse_query("Do you sell gift cards?", TABLES), batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert plain.owned.tolist() == [0.0, 0.0, 0.0]  # no reference back: the words decide
+    assert s.absolute.tolist() == plain.absolute.tolist()  # ranking and the absolute relevance are unchanged

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import yaml
 
@@ -20,6 +22,7 @@ from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.recent_actions import InMemoryRecentActions
 from state.core.hotfile import HotFile
 from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
+from state.recall.specifics import Coverage
 from tests.recall_support import T0, ask, fill_store, unit
 from tests.verifier_server import verifier_server
 
@@ -290,3 +293,11 @@ def test_past_periods_read_from_the_write_paths_times_equal_a_fresh_parse() -> N
         times = normalise_times(text, NOW, language_mix(text))
         assert _past_periods(text, NOW, times) == _past_periods(text, NOW)
     assert _past_periods("上周五说好的退款", NOW, ()) == []  # given: nothing is parsed again
+
+
+def test_the_floor_reads_an_own_matter_only_when_the_question_names_nothing_missing() -> None:
+    scores = SimpleNamespace(absolute=np.array([0.1]), grounded=np.array([0.0]), owned=np.array([1.0]))
+    r = SimpleNamespace(scores=scores)
+    assert RecallService._floor_relevance(r, 0, Coverage(1.0, ("exports",), ())) == 1.0  # type: ignore[arg-type]
+    missing = Coverage(0.5, (), ("network",))  # "我家的网络怎么又断了" with no network in the memories
+    assert RecallService._floor_relevance(r, 0, missing) == 0.05  # type: ignore[arg-type]

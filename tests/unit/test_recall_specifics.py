@@ -90,3 +90,8 @@ def test_people_by_kin_or_role_and_the_memories_speakers_are_not_judged() -> Non
     assert c.factor == 1.0
     terms = specific_terms("How long have Mel and her husband been married?", GENERAL)
     assert coverage(terms, ["We got married five years ago."], 0.5, 0.3, frozenset({"melanie"})).factor == 1.0
+
+
+def test_how_a_matter_ended_names_no_end() -> None:
+    assert _texts("how did the password thing get fixed in the end?") == ("password",)
+    assert _texts("what happened with the June one in the end?") == ("June",)
