@@ -16,7 +16,8 @@ from schemas.events import AsrPause
 
 LangMix = Literal["zh", "en", "mixed", "other"]
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# One CJK ideograph: the basic block, extension A and the compatibility ideographs.
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Cut after terminal punctuation (keeping it), also after a Chinese comma-run when long.
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;…])\s*|(?<=\.)\s+(?=[A-Z\"'(\u4e00-\u9fff])")
@@ -37,7 +38,7 @@ def language_mix(text: str, *, mixed_threshold: float = 0.2) -> LangMix:
     >>> language_mix("明天下午三点开会"), language_mix("next Tuesday"), language_mix("帮我check一下order")
     ('zh', 'en', 'mixed')
     """
-    cjk = len(_CJK.findall(text))
+    cjk = len(CJK.findall(text))
     latin_words = len(re.findall(r"[A-Za-z]+", text))
     total = cjk + latin_words
     if total == 0:

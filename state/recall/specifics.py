@@ -39,10 +39,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from state.core.language import CJK as _CJK
 from state.coref.taggers import en_tokens, zh_tokens
 from state.recall.lexical import tokenize
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 _PERIOD = re.compile(
