@@ -41,6 +41,7 @@ _WORD_END_EN = re.compile(
     r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
     r"still|again|and|or|but|that|yet|now|anymore|itself|work|works|worked|stopped|keeps|won't|doesn't|isn't)\b)"
 )
+_NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
@@ -417,7 +418,7 @@ def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, point
                 continue
             end = at + len(word)
             said = text[at:end]
-            if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
+            if len(word) >= 3 and _NAME_WORD.fullmatch(word) and said.lower() == word.lower() and not text[end : end + 1].isalnum():
                 return said
         if pointed:
             end_of_word = _WORD_END_EN.match(text, at)
