@@ -314,7 +314,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
     out = []
-    for named in map(lambda n: _issued(text, n, lex), full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)):
+    phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
+    for named in map(lambda n: _issued(text, n, lex), phrases):
         types = named.types
         used_as = (
             None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)

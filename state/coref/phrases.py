@@ -29,26 +29,27 @@ _POSSESSIVE = re.compile(r"['’]s$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # what a service is sold or kept as, not a word of the thing's name (ReCharge app, Unlimited Plus plan)
 _NOT_NAME_NOUNS = frozenset(
-    "app apps application software plan plans card account accounts subscription membership policy order "
-    "orders menu station hotel store shop branch instance site website page portal service team".split()
+    {"app", "apps", "application", "software", "plan", "plans", "card", "account", "accounts", "subscription"}
+    | {"membership", "policy", "order", "orders", "menu", "station", "hotel", "store", "shop", "branch"}
+    | {"instance", "site", "website", "page", "portal", "service", "team"}
 )
 _STOP_WORDS = frozenset({"i", "it", "its", "this", "that", "these", "those"})
 
 
-def _joined(tokens: tuple[Token, ...], k: int) -> bool:
-    """Token k continues the word before it (no space between): CR|-|V, 241|-OL."""
-    return k > 0 and tokens[k].start == tokens[k - 1].end and tokens[k].tag != "PUNCT" or (
-        tokens[k].text == "-" and k + 1 < len(tokens) and tokens[k + 1].start == tokens[k].end
-    )
-
-
 _TIME_WORDS = frozenset(
-    "today tonight yesterday tomorrow morning afternoon evening night week month year weekend".split()
+    {"today", "tonight", "yesterday", "tomorrow", "morning", "afternoon", "evening", "night", "week", "month"}
+    | {"year", "weekend"}
 )
 
 
 def _right_edge(
-    text: str, tokens: tuple[Token, ...], end: int, others: list[tuple[int, int]], *, brand: bool, not_things: frozenset[str]
+    text: str,
+    tokens: tuple[Token, ...],
+    end: int,
+    others: list[tuple[int, int]],
+    *,
+    brand: bool,
+    not_things: frozenset[str],
 ) -> int:
     """Where the noun phrase that a name ending at `end` belongs to ends: joined words and capitalised
     proper nouns always; for a brand said without a model (no digit), the common nouns of the thing

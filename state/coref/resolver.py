@@ -418,7 +418,8 @@ def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, point
                 continue
             end = at + len(word)
             said = text[at:end]
-            if len(word) >= 3 and _NAME_WORD.fullmatch(word) and said.lower() == word.lower() and not text[end : end + 1].isalnum():
+            whole = not text[end : end + 1].isalnum()
+            if len(word) >= 3 and _NAME_WORD.fullmatch(word) and said.lower() == word.lower() and whole:
                 return said
         if pointed:
             end_of_word = _WORD_END_EN.match(text, at)
