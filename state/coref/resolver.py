@@ -24,6 +24,7 @@ from datetime import datetime
 
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
+from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
@@ -66,6 +67,7 @@ class Mention:
     salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
     kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
     topic_in: str | None = None  # the sentence that last referred back to it (it is covered under X)
+    gender: str | None = None  # a person's, from a title or a gendered pronoun resolved to them
 
 
 @dataclass(frozen=True, slots=True)
@@ -597,6 +599,7 @@ def resolve_turn(
                         seq,
                         salient,
                         item.kinds,
+                        gender=title_gender(item.entity) if "person" in item.types else None,
                     )
                 )
                 continue
@@ -606,7 +609,8 @@ def resolve_turn(
             elif "other" in item.descriptors:
                 chosen, confidence = _other(item, window + new, spoken, lex), 0.6
             else:
-                chosen, confidence = _choose(item, window + new, lex, _pronoun_hint(sentence.text, item, lex))
+                pool = agreeing(pronoun_gender(item.text), window + new)
+                chosen, confidence = _choose(item, pool, lex, _pronoun_hint(sentence.text, item, lex))
                 pointer = _pointer_at(item, pointed)
                 head = pointer.head if pointer is not None else None
                 again = _found_again(item, head, chosen, spoken, window + new, lex)
@@ -633,6 +637,7 @@ def resolve_turn(
                         salient=True,
                         types=_learned_types(chosen, item),
                         topic_in=sentence.text if _topic_setter(item) else chosen.topic_in,
+                        gender=(pronoun_gender(item.text) if "person" in chosen.types else None) or chosen.gender,
                     )
                 )
         if not named and not referred:
