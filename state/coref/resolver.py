@@ -26,6 +26,7 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
@@ -573,6 +574,11 @@ def resolve_turn(
             if not overlaps((a, b), taken)
         ]
         anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
+        taken += [o.span for o in others]
+        anaphors += [  # the home one, the cancelled one, the auto policy: bound by the word said with it
+            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("cue",) if only else (), 0.6)
+            for (a, b), _, only in one_references(sentence.text, taken)
+        ]
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
@@ -613,8 +619,17 @@ def resolve_turn(
                 chosen, confidence = _choose(item, pool, lex, _pronoun_hint(sentence.text, item, lex))
                 pointer = _pointer_at(item, pointed)
                 head = pointer.head if pointer is not None else None
-                again = _found_again(item, head, chosen, spoken, window + new, lex)
-                if again is not None:
+                earlier = [m for m in window + new if m.sentence != sentence.text]
+                cues = modifier_cues(sentence.text, item.span, head or item.head)
+                cued = bound_by_cue(cues, earlier, people=item.type == "person") if cues else None
+                if cued is None and "cue" in item.descriptors:
+                    continue  # the X Y with no X said beside anything: no reference
+                again = None if cued is not None else _found_again(item, head, chosen, spoken, window + new, lex)
+                if cued is None and again is None and (head or item.head) and chosen is None:
+                    cued = bound_by_cue((head or item.head or "",), earlier, people=item.type == "person")
+                if cued is not None:
+                    chosen, confidence = cued, 0.7
+                elif again is not None:
                     chosen, confidence = replace(again, seq=seq), 0.6
                 elif (
                     item.head is not None
