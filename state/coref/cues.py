@@ -75,6 +75,7 @@ def modifier_cues(text: str, span: tuple[int, int], head: str | None) -> tuple[s
     said = text[span[0] : span[1]]
     if not _CJK.search(said):
         words = [w.lower() for w in said.split()[1:]]
+        words = words[:-1] if len(words) >= 2 else words  # the auto policy: the head tells nothing apart
         return tuple(w for w in words if w != (head or "").lower() and w not in _EN_NOT_CUES and w.isalpha())
     if not _ZH_POINTER.match(text, span[0]):
         return ()
@@ -119,6 +120,7 @@ def bound_by_cue(cues: Sequence[str], candidates: list[M], *, people: bool = Fal
         opens = not any(
             other.sentence == mention.sentence
             and other.span[1] <= mention.span[0]
+            and mention.sentence[other.span[1] : mention.span[0]].strip()  # United flight UA 1492: one name
             and not _BREAK.search(mention.sentence[other.span[1] : mention.span[0]])
             for other in candidates
         )
