@@ -105,10 +105,29 @@ def tokens_tag(tokens: tuple[Token, ...], end: int) -> str | None:
     return next((t.tag for t in tokens if t.end == end), None)
 
 
+_NEXT_WORD = re.compile(r" ([A-Za-z][\w-]*)")
+_FUNCTION_WORDS = frozenset(
+    {"is", "was", "are", "were", "has", "had", "have", "to", "for", "on", "in", "at", "and", "or", "with", "from"}
+    | {"by", "the", "a", "an", "my", "our", "your", "of", "as", "but", "that", "which", "who", "if", "so", "it"}
+    | {"says", "said", "will", "can", "does", "did", "got", "be", "been", "not", "this", "about", "into", "yet"}
+)
+
+
+def _may_grow(text: str, named: Named) -> bool:
+    """Whether a name could take a word after it: one joined to it, or a word that is no function word."""
+    if named.dictionary or named.source == "identifier" or not named.surface.isascii():
+        return False
+    end = named.span[1]
+    if text[end : end + 1].isalnum() or text[end : end + 1] == "-" or named.surface.endswith(("'s", "’s")):
+        return True
+    word = _NEXT_WORD.match(text, end)
+    return word is not None and word.group(1).lower() not in _FUNCTION_WORDS
+
+
 def full_phrases(text: str, found: list[Named], not_things: frozenset[str] = frozenset()) -> list[Named]:
     """English names widened to their noun phrase (see the module doc); other names unchanged."""
-    if _CJK.search(text) or not found:
-        return found
+    if _CJK.search(text) or not found or not any(_may_grow(text, n) for n in found):
+        return found  # the tagger runs only where a name may grow
     tokens = en_tokens(text)
     # Did the Garmin arrive?: in a question opened by an auxiliary with no verb tagged, the word after
     # the subject is its verb, whatever the tagger says; no common noun is added there
