@@ -22,6 +22,7 @@ from dataclasses import replace
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
+from state.coref.phrases import full_phrases
 from state.coref.taggers import zh_tokens
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
@@ -313,7 +314,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
     out = []
-    for named in map(lambda n: _issued(text, n, lex), sorted(found, key=lambda n: n.span)):
+    phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
+    for named in map(lambda n: _issued(text, n, lex), phrases):
         types = named.types
         used_as = (
             None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
@@ -357,6 +359,7 @@ def titled_start(previous: str | None, text: str, found: list[Named]) -> list[Na
     name = _TITLED_NAME.match(text)
     if title is None or name is None or name.group(1).split()[0] in _EN_NOT_NAMES:
         return found
-    span = name.span(1)
-    person = Named(name.group(1), f"{title.group(1)}. {name.group(1)}", ("person",), span, "open", 0.6)
+    said = re.sub(r"['’]s$", "", name.group(1))  # Dr. | Patel's next opening: Dr. Patel
+    span = (name.start(1), name.start(1) + len(said))
+    person = Named(said, f"{title.group(1)}. {said}", ("person",), span, "open", 0.6)
     return sorted([n for n in found if not overlaps(n.span, [span])] + [person], key=lambda n: n.span)

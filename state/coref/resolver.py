@@ -24,7 +24,9 @@ from datetime import datetime
 
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
+from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
@@ -41,6 +43,7 @@ _WORD_END_EN = re.compile(
     r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
     r"still|again|and|or|but|that|yet|now|anymore|itself|work|works|worked|stopped|keeps|won't|doesn't|isn't)\b)"
 )
+_NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
@@ -65,6 +68,7 @@ class Mention:
     salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
     kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
     topic_in: str | None = None  # the sentence that last referred back to it (it is covered under X)
+    gender: str | None = None  # a person's, from a title or a gendered pronoun resolved to them
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,7 +421,8 @@ def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, point
                 continue
             end = at + len(word)
             said = text[at:end]
-            if len(word) >= 3 and word.isalpha() and said.lower() == word.lower() and not text[end : end + 1].isalnum():
+            whole = not text[end : end + 1].isalnum()
+            if len(word) >= 3 and _NAME_WORD.fullmatch(word) and said.lower() == word.lower() and whole:
                 return said
         if pointed:
             end_of_word = _WORD_END_EN.match(text, at)
@@ -569,6 +574,11 @@ def resolve_turn(
             if not overlaps((a, b), taken)
         ]
         anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
+        taken += [o.span for o in others]
+        anaphors += [  # the home one, the cancelled one, the auto policy: bound by the word said with it
+            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("cue",) if only else (), 0.6)
+            for (a, b), _, only in one_references(sentence.text, taken)
+        ]
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
@@ -595,6 +605,7 @@ def resolve_turn(
                         seq,
                         salient,
                         item.kinds,
+                        gender=title_gender(item.entity) if "person" in item.types else None,
                     )
                 )
                 continue
@@ -604,11 +615,21 @@ def resolve_turn(
             elif "other" in item.descriptors:
                 chosen, confidence = _other(item, window + new, spoken, lex), 0.6
             else:
-                chosen, confidence = _choose(item, window + new, lex, _pronoun_hint(sentence.text, item, lex))
+                pool = agreeing(pronoun_gender(item.text), window + new)
+                chosen, confidence = _choose(item, pool, lex, _pronoun_hint(sentence.text, item, lex))
                 pointer = _pointer_at(item, pointed)
                 head = pointer.head if pointer is not None else None
-                again = _found_again(item, head, chosen, spoken, window + new, lex)
-                if again is not None:
+                earlier = [m for m in window + new if m.sentence != sentence.text]
+                cues = modifier_cues(sentence.text, item.span, head or item.head)
+                cued = bound_by_cue(cues, earlier, people=item.type == "person") if cues else None
+                if cued is None and "cue" in item.descriptors:
+                    continue  # the X Y with no X said beside anything: no reference
+                again = None if cued is not None else _found_again(item, head, chosen, spoken, window + new, lex)
+                if cued is None and again is None and (head or item.head) and chosen is None:
+                    cued = bound_by_cue((head or item.head or "",), earlier, people=item.type == "person")
+                if cued is not None:
+                    chosen, confidence = cued, 0.7
+                elif again is not None:
                     chosen, confidence = replace(again, seq=seq), 0.6
                 elif (
                     item.head is not None
@@ -631,6 +652,7 @@ def resolve_turn(
                         salient=True,
                         types=_learned_types(chosen, item),
                         topic_in=sentence.text if _topic_setter(item) else chosen.topic_in,
+                        gender=(pronoun_gender(item.text) if "person" in chosen.types else None) or chosen.gender,
                     )
                 )
         if not named and not referred:

@@ -116,7 +116,7 @@ def test_a_hotel_name_keeps_the_place_said_after_its_type_word() -> None:
 
 def test_got_it_refers_unless_it_closes_its_clause() -> None:
     said = ("My Ninja Foodi grill arrived with a dent.", "When did it arrive?")
-    assert first_reference(last_anchors(*said, "I got it two days ago.")) == "Ninja Foodi"
+    assert first_reference(last_anchors(*said, "I got it two days ago.")) == "Ninja Foodi grill"
     assert first_reference(last_anchors(*said, "Got it, thanks.")) is None
 
 
