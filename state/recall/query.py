@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from state.recall.config import ClassSpec, RecallTables
-from state.recall.focus import Focus, answer_focus
+from state.recall.focus import Focus, answer_focus, says
 from state.recall.lexical import tokenize
 
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)(?:'s)?\b")
@@ -158,8 +158,21 @@ def analyse_query(
         focus=answer_focus(
             text, tables.focus_handling, tables.focus_own, tables.focus_current, tables.focus_information
         ),
-        refers_to_open=any(p in text.lower() for p in tables.open_referents),
+        refers_to_open=_refers_to_open(text, tables.open_referents),
     )
+
+
+def _refers_to_open(text: str, referents: Sequence[str]) -> bool:
+    """The question names no matter of its own but points at one of the user's: a referent phrase
+    as a substring, or with a gap where "…" stands ("那个…的问题": "那个登不上的问题").
+
+    >>> _refers_to_open("那个登不上的问题 它现在有人在跟吗", ["那个…的问题"])
+    True
+    >>> _refers_to_open("Any news on my cases?", ["my case"]), _refers_to_open("那个订单到哪了", ["那个…的问题"])
+    (True, False)
+    """
+    lowered = text.lower()
+    return any(p in lowered for p in referents if "…" not in p) or says(lowered, [p for p in referents if "…" in p])
 
 
 def is_explicit_statement(text: str, tables: RecallTables) -> bool:

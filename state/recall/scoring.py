@@ -350,8 +350,14 @@ def score_pool(
         # It names no matter of its own ("where are we on my problem?"): its words say nothing, the
         # open issues and promises are what it is about, for the ranking as for the floor.
         base = np.maximum(base, rw.semantic * (batch.resolution == 0) * content)
+    # How a matter stands is what the agent last said about it (the case opened, the ticket logged, "还在跟商户
+    # 核实"): for a status question the reply to what the customer said holds the answer, as for `information`.
+    # (A still-waiting question keeps its own reading: what is owed is the promise, found by its components.)
+    status_focus = query.focus == "answer" and (asks_status or asks_open) and not still_waiting
+    focus: Focus = "information" if status_focus else query.focus
+    # A unit that may not be recalled (its validity ended) lends its turn no relevance.
     prev, nxt, prev_holds, prev_defers, next_holds, next_defers = _neighbours(
-        batch, base, rw.neighbour_max_gap_s, query.focus
+        batch, base * eligible, rw.neighbour_max_gap_s, focus
     )
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
