@@ -25,7 +25,15 @@ from state.recall.lexical import tokenize
 
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)(?:'s)?\b")
 # Identifiers worth matching exactly: order numbers, tracking numbers, phone numbers, codes.
-_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}|\d{6,}|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])")
+_IDENTIFIER = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}|\d{5,}(?!\s*[元块])|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])"
+)
+# A shorter number is an identifier where a record noun names it: "订单7719", "7731那个订单", "order #4471".
+_RECORD = r"(?:订单|单号|运单|工单|order|ticket|case|invoice|booking|ref(?:erence)?)"
+_NAMED_NUMBER = re.compile(
+    rf"{_RECORD}\s*(?:no\.?|number|号|#)?\s*#?(\d{{4,}})(?!\d)|(?<![\d.,$¥€£])(\d{{4,}})\s*(?:那个|这个|的|号)?\s*{_RECORD}",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +131,25 @@ def strip_names(text: str, names: Sequence[str]) -> str:
 
 
 def identifiers(text: str) -> tuple[str, ...]:
-    """Strong identifiers said in the text (order numbers, tracking numbers, phone numbers).
+    """Strong identifiers said in the text (order numbers, tracking numbers, phone numbers): letters with
+    digits, five digits and more, or four where a record noun names them ("订单7719", "order 7731").
 
     >>> identifiers("订单 20250601123 还没发货, tracking SF123456789")
     ('20250601123', 'SF123456789')
+    >>> identifiers("7731那个订单到哪了"), identifiers("when is 66154 supposed to come?"), identifiers("2023年买的")
+    (('7731',), ('66154',), ())
     """
-    return tuple(dict.fromkeys(m.group(0) for m in _IDENTIFIER.finditer(text)))
+    found = [m.group(0) for m in _IDENTIFIER.finditer(text)]
+    return tuple(dict.fromkeys([*found, *named_numbers(text)]))
+
+
+def named_numbers(text: str) -> tuple[str, ...]:
+    """Numbers of four digits and more that a record noun names ("订单7719", "7731那个订单", "order #4471").
+
+    >>> named_numbers("7731那个订单到哪了"), named_numbers("Order 4471 and 2 items")
+    (('7731',), ('4471',))
+    """
+    return tuple(dict.fromkeys(m.group(1) or m.group(2) for m in _NAMED_NUMBER.finditer(text)))
 
 
 def analyse_query(
