@@ -184,11 +184,16 @@ def coverage(
     if not terms or not texts:
         return Coverage(1.0, (), ())
     cjk_memories = sum(_mostly_cjk(t) for t in texts) * 2 > len(texts)
-    judged = [t for t in terms if (t.cjk == cjk_memories) or t.identifier]
-    if not judged:
-        return Coverage(1.0, (), ())
     lowered = " ".join(texts).lower()
     tokens = frozenset(tokenize(lowered))
+    judged = [t for t in terms if (t.cjk == cjk_memories) or t.identifier]
+    # Terms in the other script are judged too once the memories hold one of them: a product name said
+    # the same way in both ("Kindle Unlimited 的 subscription" against "我的 Kindle 屏幕上有一条竖线").
+    other = [t for t in terms if t.cjk != cjk_memories and not t.identifier]
+    if any(_holds(t, lowered, tokens) for t in other):
+        judged += other
+    if not judged:
+        return Coverage(1.0, (), ())
     held = tuple(t.text for t in judged if _holds(t, lowered, tokens))
     missing = tuple(t.text for t in judged if t.text not in held)
     factor = unmatched_floor + (1.0 - unmatched_floor) * len(held) / len(judged)
