@@ -435,6 +435,10 @@ def score_pool(
     if batch.settled_by is not None and (asks_open or asks_outcome):
         settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if asks_open else batch.settled_by
         in_context = _settled(in_context, settled_by, asks_outcome, rw.neighbour_prev, rw.asking, rw.settled_pending)
+    if asks_outcome and batch.settled_by is not None and (batch.settled_by >= 0).any():
+        # How a matter ended asks about one that did end: an issue or promise still open keeps
+        # `settled_pending` of its relevance, as a settled one does for a question about what is open.
+        in_context = np.where(batch.resolution == 0, rw.settled_pending * in_context, in_context)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

@@ -558,3 +558,19 @@ def test_a_memory_about_a_day_the_question_names_matches_that_day() -> None:
     elsewhere = [(today[0][0] + 3 * 86400, today[0][1] + 3 * 86400)]
     o = score_pool(q, _batch(units, sims=[0.82, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9), about_ranges=elsewhere)
     assert o.time_match.tolist() == [0.0, 0.0]
+
+
+def test_a_question_about_how_it_ended_ranks_an_open_matter_below_the_settled_thread() -> None:
+    units = _two_threads()
+    payloads = [u.model_dump(mode="json") for u in units]
+    # by its words the open July complaint is the closest, the June thread far behind
+    batch = candidate_batch(
+        [u.memory_id for u in units], payloads, [0.84, 0.70, 0.87], TABLES.stopwords, issues=_thread_views(units)
+    )
+    q = analyse_query("how did the box charge get sorted in the end?", TABLES)
+    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_outcome=True)
+    assert math.isclose(s.relevance[2], TABLES.relevance.settled_pending * plain.relevance[2])
+    assert top_indices(plain, 1) == [2]
+    assert top_indices(s, 1) == [1]  # the turn that settled the June one
+    assert s.absolute[2] == plain.absolute[2]  # the floor reads the open one as before
