@@ -106,3 +106,4 @@ def test_a_referent_phrase_with_a_gap_refers_to_the_open_matters() -> None:
 def test_what_the_agent_told_me_is_information_held_by_the_agents_turn() -> None:
     assert analyse_query("its kicking me out again, what did you tell me last time", TABLES).focus == "information"
     assert analyse_query("when is 66154 supposed to come?", TABLES).focus == "information"
+    assert analyse_query("what was the manager call about, when was it scheduled?", TABLES).focus == "information"
