@@ -104,6 +104,21 @@ def _past_periods(text: str, at: datetime, times: Sequence[TimeExpression] | Non
     return out
 
 
+_DAY_S = 86400.0
+
+
+def _named_days(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
+    """The periods of at most a week a question names, past or not ("today", "明天之前", "周五"), as
+    epoch ranges: a memory whose own times fall in one is about it ("the visit is on Wednesday" for
+    "nobody showed up today" on that Wednesday). A bare "now" (no length) names no period."""
+    out: list[tuple[float, float]] = []
+    for t in times if times is not None else normalise_times(text, at, language_mix(text)):
+        start, end = t.start.timestamp(), t.end.timestamp()
+        if 3600.0 <= end - start <= 7 * _DAY_S:
+            out.append((start, end))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class _Ranked:
     question_class: str
@@ -299,6 +314,7 @@ class RecallService:
         abstain = tables.abstain_for(self._embedder.name)
         scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
         periods = _past_periods(request.query_text, request.ts, request.times)
+        days = _named_days(request.query_text, request.ts, request.times)
         k = tables.validity.max_cues
         statements = (
             *request.context,
@@ -320,6 +336,7 @@ class RecallService:
             asks_outcome=outcome,
             cosine_scale=scale,
             time_ranges=periods,
+            about_ranges=days,
         )
         arb = arbitrate(batch, outcomes, statements, tables)
         scores = rescore(factors=arb.factors)

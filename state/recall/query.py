@@ -20,12 +20,20 @@ import numpy as np
 import numpy.typing as npt
 
 from state.recall.config import ClassSpec, RecallTables
-from state.recall.focus import Focus, answer_focus
+from state.recall.focus import Focus, answer_focus, says
 from state.recall.lexical import tokenize
 
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)(?:'s)?\b")
 # Identifiers worth matching exactly: order numbers, tracking numbers, phone numbers, codes.
-_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}|\d{6,}|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])")
+_IDENTIFIER = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}|\d{5,}(?!\s*[元块])|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])"
+)
+# A shorter number is an identifier where a record noun names it: "订单7719", "7731那个订单", "order #4471".
+_RECORD = r"(?:订单|单号|运单|工单|order|ticket|case|invoice|booking|ref(?:erence)?)"
+_NAMED_NUMBER = re.compile(
+    rf"{_RECORD}\s*(?:no\.?|number|号|#)?\s*#?(\d{{4,}})(?!\d)|(?<![\d.,$¥€£])(\d{{4,}})\s*(?:那个|这个|的|号)?\s*{_RECORD}",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,12 +131,25 @@ def strip_names(text: str, names: Sequence[str]) -> str:
 
 
 def identifiers(text: str) -> tuple[str, ...]:
-    """Strong identifiers said in the text (order numbers, tracking numbers, phone numbers).
+    """Strong identifiers said in the text (order numbers, tracking numbers, phone numbers): letters with
+    digits, five digits and more, or four where a record noun names them ("订单7719", "order 7731").
 
     >>> identifiers("订单 20250601123 还没发货, tracking SF123456789")
     ('20250601123', 'SF123456789')
+    >>> identifiers("7731那个订单到哪了"), identifiers("when is 66154 supposed to come?"), identifiers("2023年买的")
+    (('7731',), ('66154',), ())
     """
-    return tuple(dict.fromkeys(m.group(0) for m in _IDENTIFIER.finditer(text)))
+    found = [m.group(0) for m in _IDENTIFIER.finditer(text)]
+    return tuple(dict.fromkeys([*found, *named_numbers(text)]))
+
+
+def named_numbers(text: str) -> tuple[str, ...]:
+    """Numbers of four digits and more that a record noun names ("订单7719", "7731那个订单", "order #4471").
+
+    >>> named_numbers("7731那个订单到哪了"), named_numbers("Order 4471 and 2 items")
+    (('7731',), ('4471',))
+    """
+    return tuple(dict.fromkeys(m.group(1) or m.group(2) for m in _NAMED_NUMBER.finditer(text)))
 
 
 def analyse_query(
@@ -158,8 +179,21 @@ def analyse_query(
         focus=answer_focus(
             text, tables.focus_handling, tables.focus_own, tables.focus_current, tables.focus_information
         ),
-        refers_to_open=any(p in text.lower() for p in tables.open_referents),
+        refers_to_open=_refers_to_open(text, tables.open_referents),
     )
+
+
+def _refers_to_open(text: str, referents: Sequence[str]) -> bool:
+    """The question names no matter of its own but points at one of the user's: a referent phrase
+    as a substring, or with a gap where "…" stands ("那个…的问题": "那个登不上的问题").
+
+    >>> _refers_to_open("那个登不上的问题 它现在有人在跟吗", ["那个…的问题"])
+    True
+    >>> _refers_to_open("Any news on my cases?", ["my case"]), _refers_to_open("那个订单到哪了", ["那个…的问题"])
+    (True, False)
+    """
+    lowered = text.lower()
+    return any(p in lowered for p in referents if "…" not in p) or says(lowered, [p for p in referents if "…" in p])
 
 
 def is_explicit_statement(text: str, tables: RecallTables) -> bool:

@@ -37,9 +37,10 @@ see docs/recall.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -291,6 +292,32 @@ def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
     return np.where(np.isnan(best), 0.0, best)
 
 
+_ABOUT_MAX_S = 2 * 86400.0
+
+
+def _about(payloads: Sequence[Mapping[str, Any]], ranges: Sequence[tuple[float, float]]) -> F:
+    """1 for a memory one of whose own times (at most two days long) overlaps one of the periods, else 0.
+
+    >>> p = {"times": [{"start": "2025-07-09T08:00:00+00:00", "end": "2025-07-09T08:59:59+00:00"}]}
+    >>> day = (datetime.fromisoformat("2025-07-09T00:00:00+00:00").timestamp(),) * 2
+    >>> _about([p, {}], [(day[0], day[0] + 86399)]).tolist(), _about([p], []).tolist()
+    ([1.0, 0.0], [0.0])
+    """
+    out = np.zeros(len(payloads))
+    if not ranges:
+        return out
+    for i, p in enumerate(payloads):
+        for t in p.get("times") or ():
+            if not t.get("start") or not t.get("end"):
+                continue
+            start = datetime.fromisoformat(str(t["start"])).timestamp()
+            end = datetime.fromisoformat(str(t["end"])).timestamp()
+            if end - start <= _ABOUT_MAX_S and any(start <= hi and end >= lo for lo, hi in ranges):
+                out[i] = 1.0
+                break
+    return out
+
+
 def confirmed_people(query: QueryAnalysis, batch: CandidateBatch, known_people: Sequence[str]) -> tuple[str, ...]:
     """Name candidates that are people: a speaker in the pool, or known to the caller."""
     speakers = set(batch.speakers)
@@ -312,6 +339,7 @@ def score_pool(
     asks_outcome: bool = False,
     cosine_scale: tuple[float, float] = (0.0, 1.0),
     time_ranges: Sequence[tuple[float, float]] = (),
+    about_ranges: Sequence[tuple[float, float]] = (),
 ) -> PoolScores:
     """Score every candidate in one pass; `factors` are verification multipliers (1 = untouched).
 
@@ -323,6 +351,9 @@ def score_pool(
     issue's relevance (as an answer its question), the issue and its thread keep `asking` of theirs;
     `time_ranges`: the past periods the question names ("上周五", "last Monday"), epoch seconds:
     memories said then count (`time_match`, 1 inside, decaying over a day outside);
+    `about_ranges`: the periods of at most a week the question names, past or not ("today", "明天"):
+    a memory whose own times (a visit, an appointment, a deadline of at most two days) fall in one is
+    about it and counts as said then (`time_match` 1);
     `cosine_scale`: the embedder's (low, high) cosine calibration: cosine `low` is semantic 0, `high` is 1.
     """
     n = len(batch)
@@ -350,8 +381,14 @@ def score_pool(
         # It names no matter of its own ("where are we on my problem?"): its words say nothing, the
         # open issues and promises are what it is about, for the ranking as for the floor.
         base = np.maximum(base, rw.semantic * (batch.resolution == 0) * content)
+    # How a matter stands is what the agent last said about it (the case opened, the ticket logged, "还在跟商户
+    # 核实"): for a status question the reply to what the customer said holds the answer, as for `information`.
+    # (A still-waiting question keeps its own reading: what is owed is the promise, found by its components.)
+    status_focus = query.focus == "answer" and (asks_status or asks_open) and not still_waiting
+    focus: Focus = "information" if status_focus else query.focus
+    # A unit that may not be recalled (its validity ended) lends its turn no relevance.
     prev, nxt, prev_holds, prev_defers, next_holds, next_defers = _neighbours(
-        batch, base, rw.neighbour_max_gap_s, query.focus
+        batch, base * eligible, rw.neighbour_max_gap_s, focus
     )
     wanted = {p.lower() for p in people}
     person = np.array([1.0 if s and s in wanted else 0.0 for s in batch.speakers]) if wanted else np.zeros(n)
@@ -361,7 +398,7 @@ def score_pool(
     topic = np.array([1.0 if tp in class_topics else 0.0 for tp in batch.topics]) if class_topics else np.zeros(n)
     overdue = batch.overdue if batch.overdue is not None and still_waiting else np.zeros(n)
     open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
-    time_match = _time_match(batch.ts, time_ranges)
+    time_match = np.maximum(_time_match(batch.ts, time_ranges), _about(batch.payloads, about_ranges))
     asks_promise = still_waiting or "promise" in query.cue_families
     # A status question naming no matter of its own ("any update on my problem?") refers to the open ones.
     referent = open_issue if query.refers_to_open else np.zeros(n)
@@ -398,6 +435,10 @@ def score_pool(
     if batch.settled_by is not None and (asks_open or asks_outcome):
         settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if asks_open else batch.settled_by
         in_context = _settled(in_context, settled_by, asks_outcome, rw.neighbour_prev, rw.asking, rw.settled_pending)
+    if asks_outcome and batch.settled_by is not None and (batch.settled_by >= 0).any():
+        # How a matter ended asks about one that did end: an issue or promise still open keeps
+        # `settled_pending` of its relevance, as a settled one does for a question about what is open.
+        in_context = np.where(batch.resolution == 0, rw.settled_pending * in_context, in_context)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

@@ -42,6 +42,7 @@ from functools import lru_cache
 from state.core.language import CJK as _CJK
 from state.coref.taggers import en_tokens, zh_tokens
 from state.recall.lexical import tokenize
+from state.recall.query import named_numbers
 
 _LATIN = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
@@ -117,13 +118,14 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
     ()
     """
     out: list[Term] = []
+    named = frozenset(named_numbers(text))  # "7731那个订单": four digits, but a record noun names them
     if _CJK.search(text):
         toks = zh_tokens(text)
         for k, tok in enumerate(toks):
             word, tag = tok.text, tok.tag
             if k and toks[k - 1].text.startswith(_ZH_WH):
                 continue  # "什么颜色", "哪个师傅": what the question asks for, not a thing it names
-            ident = _identifier(word)
+            ident = _identifier(word) or word in named
             noun = tag.startswith("n") or tag in ("vn", "eng")
             if _DIGIT.search(word) and not ident:
                 continue
@@ -134,7 +136,7 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
         asked = _asked_en([(t.text, t.tag) for t in toks])
         for k, tok in enumerate(toks):
             word = tok.text
-            ident = _identifier(word)
+            ident = _identifier(word) or word in named
             if k in asked or (_DIGIT.search(word) and not ident) or (tok.tag == "NUM" and not ident):
                 continue  # an asked-for category; a year, a count or an amount: not a thing
             if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
@@ -182,11 +184,16 @@ def coverage(
     if not terms or not texts:
         return Coverage(1.0, (), ())
     cjk_memories = sum(_mostly_cjk(t) for t in texts) * 2 > len(texts)
-    judged = [t for t in terms if (t.cjk == cjk_memories) or t.identifier]
-    if not judged:
-        return Coverage(1.0, (), ())
     lowered = " ".join(texts).lower()
     tokens = frozenset(tokenize(lowered))
+    judged = [t for t in terms if (t.cjk == cjk_memories) or t.identifier]
+    # Terms in the other script are judged too once the memories hold one of them: a product name said
+    # the same way in both ("Kindle Unlimited 的 subscription" against "我的 Kindle 屏幕上有一条竖线").
+    other = [t for t in terms if t.cjk != cjk_memories and not t.identifier]
+    if any(_holds(t, lowered, tokens) for t in other):
+        judged += other
+    if not judged:
+        return Coverage(1.0, (), ())
     held = tuple(t.text for t in judged if _holds(t, lowered, tokens))
     missing = tuple(t.text for t in judged if t.text not in held)
     factor = unmatched_floor + (1.0 - unmatched_floor) * len(held) / len(judged)

@@ -85,3 +85,25 @@ def test_a_question_for_a_fact_has_the_information_focus() -> None:
     assert analyse_query("换 AirPods 要带什么？", tables).focus == "information"
     assert analyse_query("How long do I have to return it?", tables).focus == "information"
     assert analyse_query("Crushed pods in my box once more.", tables).focus == "answer"
+
+
+def test_five_digit_numbers_and_four_digit_ones_a_record_noun_names_are_identifiers() -> None:
+    assert identifiers("when is 66154 supposed to come?") == ("66154",)
+    assert identifiers("7731那个订单到哪了") == ("7731",)
+    assert identifiers("订单7719的床垫能不能改到周六送") == ("7719",)
+    assert identifiers("order #4471 is late") == ("4471",)
+    assert identifiers("2023年买的，12000元") == ()  # a year, an amount
+    assert identifiers("I bought 3 chairs in 2023") == ()
+
+
+def test_a_referent_phrase_with_a_gap_refers_to_the_open_matters() -> None:
+    assert analyse_query("那个登不上的问题 它现在有人在跟吗", TABLES).refers_to_open
+    assert analyse_query("那台会响的 它换好了没", TABLES).refers_to_open
+    assert not analyse_query("7731那个订单到哪了", TABLES).refers_to_open
+    assert not analyse_query("我的退款什么时候到账？", TABLES).refers_to_open
+
+
+def test_what_the_agent_told_me_is_information_held_by_the_agents_turn() -> None:
+    assert analyse_query("its kicking me out again, what did you tell me last time", TABLES).focus == "information"
+    assert analyse_query("when is 66154 supposed to come?", TABLES).focus == "information"
+    assert analyse_query("what was the manager call about, when was it scheduled?", TABLES).focus == "information"

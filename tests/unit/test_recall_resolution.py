@@ -173,3 +173,20 @@ def test_nobody_turning_up_is_still_waiting() -> None:
     assert asks_still_waiting("nobody showed up today", LEX)
     assert asks_still_waiting("the engineer never turned up", LEX)
     assert not asks_still_waiting("the parcel showed up, thanks", LEX)
+
+
+def test_a_visit_confirmed_or_a_report_withdrawn_settles_and_more_status_phrasings_are_read() -> None:
+    confirmations = (
+        "拿到了，谢谢",
+        "师傅来过了，加了氟，现在凉快了",
+        "never mind on 40112, neighbour had it",
+        "found it ty",
+    )
+    for text in confirmations:
+        assert is_confirmation(text, LEX), text
+    for text in ("还是没拿到", "I still haven't found it", "师傅还没来过"):
+        assert not is_confirmation(text, LEX), text
+    assert asks_status("那个登不上的问题 它现在有人在跟吗", LEX)
+    assert asks_status("我那两个工单 还有哪个没弄完的", LEX)
+    assert asks_still_waiting("did the thing Kevin mentioned ever happen? haven't seen anything", LEX)
+    assert asks_outcome("did the thing Kevin mentioned ever happen?", LEX)

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemas.memory import EmotionLoad, Validity
+from schemas.memory import EmotionLoad, TimeExpression, Validity
 from state.recall.config import load_tables
 from state.recall.query import analyse_query
 from state.recall.resolution import IssueView
@@ -499,3 +499,78 @@ def test_a_question_that_refers_back_counts_the_users_own_matters_for_the_floor(
     plain = score_pool(analyse_query("Do you sell gift cards?", TABLES), batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert plain.owned.tolist() == [0.0, 0.0, 0.0]  # no reference back: the words decide
     assert s.absolute.tolist() == plain.absolute.tolist()  # ranking and the absolute relevance are unchanged
+
+
+def test_a_status_question_ranks_the_agents_reply_to_the_matter_over_the_report() -> None:
+    units = [
+        unit("the mug arrived cracked", n=1, session="s1", unit_type="complaint"),
+        unit("I've opened case CLM-7745 for a replacement", n=2, session="s1", speaker_role="agent"),
+    ]
+    q = analyse_query("Is the mug thing still open?", TABLES)
+    assert q.focus == "answer"
+    s = score_pool(q, _batch(units, sims=[0.9, 0.86]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert top_indices(s, 1) == [1]  # how the matter stands is what the agent said about it
+    plain = score_pool(q, _batch(units, sims=[0.9, 0.86]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(plain, 1) == [0]  # no status question: a report is no question, it keeps its rank
+    waiting = score_pool(
+        q, _batch(units, sims=[0.9, 0.86]), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, still_waiting=True
+    )
+    assert top_indices(waiting, 1) == [0]  # still waiting keeps its own reading (what is owed: the promise)
+
+
+def test_a_unit_out_of_validity_lends_its_turn_no_relevance() -> None:
+    expired = Validity(validity_type="transient", effective_to=NOW - timedelta(days=1))
+    units = [
+        unit("charged twice for march", n=1, session="s1", unit_type="complaint"),
+        unit("you will see it back soon", n=2, session="s1", speaker_role="agent", validity=expired),
+    ]
+    apart = [units[0], units[1].model_copy(update={"session_id": "s2"})]  # the same memories, not neighbours
+    q = analyse_query("How was it handled when I was charged twice?", TABLES)
+    assert q.focus == "handling"
+    s = score_pool(q, _batch(units, sims=[0.82, 0.9]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert not s.eligible[1]
+    alone = score_pool(q, _batch(apart, sims=[0.82, 0.9]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert math.isclose(s.relevance[0], alone.relevance[0])
+    valid = [units[0], units[1].model_copy(update={"validity": Validity()})]
+    lent = score_pool(q, _batch(valid, sims=[0.82, 0.9]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert lent.relevance[0] > s.relevance[0]  # valid, the closer neighbour does lend its share
+
+
+def test_a_memory_about_a_day_the_question_names_matches_that_day() -> None:
+    visit = TimeExpression(
+        original_form="wednesday",
+        start=NOW - timedelta(hours=4),
+        end=NOW - timedelta(hours=1),
+        granularity="hour",
+        span=(0, 9),
+        parser="test",
+    )
+    units = [
+        unit("internet drops every afternoon", n=1, session="s1", unit_type="complaint"),
+        unit("a technician visit is scheduled for wednesday", n=2, session="s1", speaker_role="agent", times=[visit]),
+    ]
+    today = [(NOW.replace(hour=0, minute=0).timestamp(), NOW.replace(hour=23, minute=59).timestamp())]
+    q = analyse_query("nobody showed up today", TABLES)
+    s = score_pool(q, _batch(units, sims=[0.82, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9), about_ranges=today)
+    assert s.time_match.tolist() == [0.0, 1.0]
+    assert s.grounded[1] == 1.0  # a named period grounds the floor
+    assert top_indices(s, 1) == [1]
+    elsewhere = [(today[0][0] + 3 * 86400, today[0][1] + 3 * 86400)]
+    o = score_pool(q, _batch(units, sims=[0.82, 0.78]), TABLES, NOW, cosine_scale=(0.8, 0.9), about_ranges=elsewhere)
+    assert o.time_match.tolist() == [0.0, 0.0]
+
+
+def test_a_question_about_how_it_ended_ranks_an_open_matter_below_the_settled_thread() -> None:
+    units = _two_threads()
+    payloads = [u.model_dump(mode="json") for u in units]
+    # by its words the open July complaint is the closest, the June thread far behind
+    batch = candidate_batch(
+        [u.memory_id for u in units], payloads, [0.84, 0.70, 0.87], TABLES.stopwords, issues=_thread_views(units)
+    )
+    q = analyse_query("how did the box charge get sorted in the end?", TABLES)
+    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_outcome=True)
+    assert math.isclose(s.relevance[2], TABLES.relevance.settled_pending * plain.relevance[2])
+    assert top_indices(plain, 1) == [2]
+    assert top_indices(s, 1) == [1]  # the turn that settled the June one
+    assert s.absolute[2] == plain.absolute[2]  # the floor reads the open one as before

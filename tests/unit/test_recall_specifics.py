@@ -95,3 +95,19 @@ def test_people_by_kin_or_role_and_the_memories_speakers_are_not_judged() -> Non
 def test_how_a_matter_ended_names_no_end() -> None:
     assert _texts("how did the password thing get fixed in the end?") == ("password",)
     assert _texts("what happened with the June one in the end?") == ("June",)
+
+
+def test_terms_in_the_other_script_are_judged_once_the_memories_hold_one_of_them() -> None:
+    terms = specific_terms("Kindle Unlimited 的 subscription 我要怎么取消", GENERAL)
+    c = coverage(terms, ["我的 Kindle 屏幕上有一条竖线", "已提交换新 新机三天内寄出"], 0.5, 0.3)
+    assert c.held == ("Kindle",)
+    assert set(c.missing) == {"Unlimited", "subscription"}
+    assert c.factor < 1.0
+
+
+def test_a_four_digit_number_a_record_noun_names_is_an_identifier() -> None:
+    terms = specific_terms("7731那个订单到哪了", GENERAL)
+    assert [(t.text, t.identifier) for t in terms] == [("7731", True)]
+    c = coverage(terms, ["可以的，已为您把7719改到本周六配送"], 0.5, 0.3)
+    assert c.missing == ("7731",)
+    assert c.factor == 0.3
