@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from state.coref.categories import category_nouns
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
@@ -342,7 +343,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 named.confidence,
                 descriptors,
                 named.dictionary,
-                _kinds(text, named, lex),
+                tuple(dict.fromkeys((*_kinds(text, named, lex), *category_nouns(named.entity, lex)))),
             )
         )
     return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)

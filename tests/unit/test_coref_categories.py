@@ -1,0 +1,50 @@
+"""Category knowledge (state.coref.categories): a kind's noun finds a name of that kind."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from evals.coref_crosswoz import chosen_entity
+from state.core.language import split_sentences
+from state.coref.categories import category_nouns
+from state.coref.lexicon import LexiconError, load_coref_lexicon, parse_coref_lexicon
+from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
+
+LEX = load_coref_lexicon().get()
+TS = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _last(*turns: str) -> str | None:
+    state: CorefState | None = None
+    anchors: tuple = ()
+    for i, text in enumerate(turns):
+        state, anchors = resolve_turn(state, CorefTurn(f"t{i}", TS, split_sentences(text)), CorefConfig(), LEX)
+    return chosen_entity(anchors)
+
+
+def test_a_product_line_word_gives_its_kind_nouns() -> None:
+    assert "电脑" in category_nouns("ThinkPad X1 Carbon", LEX)
+    assert "laptop" in category_nouns("ThinkPad X1 Carbon", LEX)
+    assert "键盘" in category_nouns("Keychron K2", LEX)
+    assert "wiki" in category_nouns("Confluence", LEX)
+    assert category_nouns("Corp-5G", LEX) == ()
+
+
+def test_ascii_brand_words_match_whole_words_only() -> None:
+    assert category_nouns("Macbeth", LEX) == ()  # holds "Mac…" but is no MacBook
+
+
+def test_a_category_noun_finds_the_name_of_its_kind_not_the_latest_one() -> None:
+    assert _last("我买了一台ThinkPad X1，还有一个Keychron K2。", "好的。", "这台电脑开不了机") == "ThinkPad X1"
+
+
+def test_a_category_noun_finds_its_kind_across_types() -> None:
+    # 金蝶K3 is read as a product; the system it is still is found by 这个系统, not the database said after it
+    assert _last("我们用的金蝶K3登不上，提示数据库连接失败", "请问是所有人吗？", "都不行，这个系统明天要用") == "金蝶K3"
+
+
+def test_a_category_entry_without_nouns_is_an_error() -> None:
+    with pytest.raises(LexiconError):
+        parse_coref_lexicon(["categories: [{names: [MacBook]}]", "entities: []"])
