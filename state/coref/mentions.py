@@ -332,6 +332,10 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             hint = _nearest_type(text, named.span, lex) or in_focus
             if hint is not None and (not types or hint in types):
                 types = (hint,)
+        category = category_nouns(named.entity, lex)
+        kinds = tuple(dict.fromkeys((*_kinds(text, named, lex), *category)))
+        if types == ("person",) and not named.dictionary and category:
+            types = ()  # Confluence, a Tesla: a brand or product line the tagger took for a person
         descriptors = _descriptors(text, named.span, lex)
         out.append(
             Named(
@@ -343,7 +347,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 named.confidence,
                 descriptors,
                 named.dictionary,
-                tuple(dict.fromkeys((*_kinds(text, named, lex), *category_nouns(named.entity, lex)))),
+                kinds,
             )
         )
     return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)

@@ -48,3 +48,13 @@ def test_a_category_noun_finds_its_kind_across_types() -> None:
 def test_a_category_entry_without_nouns_is_an_error() -> None:
     with pytest.raises(LexiconError):
         parse_coref_lexicon(["categories: [{names: [MacBook]}]", "entities: []"])
+
+
+def test_the_kind_word_of_a_one_reference_binds_the_name_of_that_kind() -> None:
+    turns = (
+        "My Jira account is locked, username tkim.",
+        "Is Notion giving you trouble as well?",
+        "Yes.",
+        "Jira is fine now. But the wiki one still fails to load",
+    )
+    assert _last(*turns) == "Notion"
