@@ -206,7 +206,7 @@ def _choose(
         # a name said with the noun; or of a kind the noun names (这个系统 for 用友U8), whatever its type
         if headed and (
             compatible == 2
-            or (anaphor.type is None and head in headed[-1].kinds)
+            or ((anaphor.type is None or headed[-1].types == (BARE_IDENTIFIER,)) and head in headed[-1].kinds)
             or head in category_nouns(headed[-1].entity, lex)
         ):
             return headed[-1], anaphor.confidence

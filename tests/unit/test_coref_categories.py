@@ -58,3 +58,16 @@ def test_the_kind_word_of_a_one_reference_binds_the_name_of_that_kind() -> None:
         "Jira is fine now. But the wiki one still fails to load",
     )
     assert _last(*turns) == "Notion"
+
+
+def test_an_alias_inside_a_hyphen_joined_code_is_no_mention() -> None:
+    from state.coref.mentions import extract_mentions
+
+    found = [(m.entity, m.source) for m in extract_mentions("是数据库服务器DB-SH-07磁盘满了", LEX)]
+    assert ("DB-SH-07", "identifier") in found
+    assert [e for e, _ in found if e == "数据库"] == ["数据库"]  # 数据库 once; DB inside the code is none
+
+
+def test_the_noun_said_before_a_code_names_it() -> None:
+    turns = ("刚发现主库服务器PG-BJ-01挂了，缓存集群也慢", "好的", "那台服务器什么时候能修好")
+    assert _last(*turns) == "PG-BJ-01"
