@@ -71,3 +71,15 @@ def test_an_alias_inside_a_hyphen_joined_code_is_no_mention() -> None:
 def test_the_noun_said_before_a_code_names_it() -> None:
     turns = ("刚发现主库服务器PG-BJ-01挂了，缓存集群也慢", "好的", "那台服务器什么时候能修好")
     assert _last(*turns) == "PG-BJ-01"
+
+
+def test_account_endings_are_identifiers_each() -> None:
+    turns = (
+        "I hold two savings accounts with you, ending 1185 and 6620.",
+        "Sure, I see both.",
+        "Please close the first one.",
+    )
+    assert _last(*turns) == "1185"
+    from state.coref.mentions import extract_mentions
+
+    assert [m.entity for m in extract_mentions("信用卡尾号5531还款失败了", LEX) if m.source == "identifier"] == ["5531"]
