@@ -83,3 +83,7 @@ def test_account_endings_are_identifiers_each() -> None:
     from state.coref.mentions import extract_mentions
 
     assert [m.entity for m in extract_mentions("信用卡尾号5531还款失败了", LEX) if m.source == "identifier"] == ["5531"]
+
+
+def test_a_common_word_ending_holds_no_kind() -> None:
+    assert category_nouns("照片", LEX) == ()  # 片 ends drug names and photos alike: no brand word
