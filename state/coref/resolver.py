@@ -643,6 +643,15 @@ def resolve_turn(
                     and (chosen is None or (item.head not in chosen.entity.lower() and item.head not in chosen.kinds))
                 ):
                     continue  # a pointer and a noun found by the tags alone, with nothing found again
+            if (
+                chosen is not None
+                and item.head is not None
+                and item.head == item.text
+                and item.type in lex.thing_types
+                and item.head.lower() not in chosen.entity.lower()
+                and item.head.lower() not in chosen.kinds
+            ):
+                chosen = None  # 手机可以 after a MacBook and a Wi-Fi name: a bare product noun is the customer's own
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))

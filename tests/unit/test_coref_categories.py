@@ -87,3 +87,8 @@ def test_account_endings_are_identifiers_each() -> None:
 
 def test_a_common_word_ending_holds_no_kind() -> None:
     assert category_nouns("照片", LEX) == ()  # 片 ends drug names and photos alike: no brand word
+
+
+def test_a_bare_product_noun_is_no_reference_to_another_thing() -> None:
+    turns = ("我的ThinkPad X1连不上家里的Wi-Fi，名字是Home-5G", "别的设备能连吗？", "手机可以，就这台电脑不行")
+    assert _last(*turns) == "ThinkPad X1"
