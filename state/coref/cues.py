@@ -7,6 +7,8 @@ No dictionary lists these words; they are read from the reference itself (the wo
 determiner and `one` or the head noun, "the X Y" for X; the word said right before 那个/这笔 in
 Chinese) and looked up around each candidate in the sentence it was named in, never across a comma,
 a conjunction or a clause end.
+A cue that names the kind of a candidate (the wiki one, for Confluence: its kinds, see
+`state.coref.categories`) binds it too, but counts farther than any cue said beside a name.
 A head noun alone is used so only when nothing else was found. The candidate with the cue nearest
 to it wins (a cue before the name, as a modifier, counts nearer than one after it, as a predicate);
 a tie goes to the most recent.
@@ -35,6 +37,7 @@ _ZH_CUE_TAGS = ("n", "nr", "nz", "nt", "ns", "nrt", "eng", "j", "vn")
 _BEFORE_GAP = 12  # characters between a cue and the name it is said before (a home policy HO-…)
 _AFTER_GAP = 24  # … and between a name and a cue said after it, of the name that opens the clause
 _AFTER_COST = 6  # a cue after the name (UA 1492 got cancelled) counts this much farther
+_KNOWN_KIND = _AFTER_GAP + _AFTER_COST + 1  # a cue the name's kind holds: farther than any said beside a name
 _BREAK = re.compile(r"[。；;！？!?,，、]|\.\s|\band\b|\bor\b|和|及|或")  # no cue across items or clauses
 _EN_THE_TWO = re.compile(r"\bthe\s+([a-z][a-z-]{2,})\s+([a-z]{3,})\b", re.IGNORECASE)
 
@@ -48,6 +51,8 @@ class _Said(Protocol):
     def sentence(self) -> str: ...
     @property
     def span(self) -> tuple[int, int]: ...
+    @property
+    def kinds(self) -> tuple[str, ...]: ...
 
 
 def one_references(text: str, taken: list[tuple[int, int]]) -> list[tuple[tuple[int, int], tuple[str, ...], bool]]:
@@ -125,6 +130,8 @@ def bound_by_cue(cues: Sequence[str], candidates: list[M], *, people: bool = Fal
             for other in candidates
         )
         gaps = [g for cue in cues if (g := _distance(mention.sentence, mention.span, cue, opens)) is not None]
+        if not gaps and any(cue.lower() in mention.kinds for cue in cues):
+            gaps = [_KNOWN_KIND]  # the wiki one for Confluence: of the kind the cue names, though never said with it
         if gaps and (best is None or (min(gaps), -order) < best):
             best, chosen = (min(gaps), -order), mention
     return chosen

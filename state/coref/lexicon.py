@@ -141,6 +141,7 @@ class CorefLexicon:
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     pronoun_hints: WordIndex = field(default_factory=lambda: WordIndex({}))  # 闪退 → software: what a pronoun does
     ordinals: dict[str, int] = field(default_factory=dict)  # descriptor → position (第二个 → 2, last → -1)
+    categories: WordIndex = field(default_factory=lambda: WordIndex({}))  # brand word → its kind's nouns
     zh_demonstrative_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_not_anaphora_re: re.Pattern[str] = re.compile(r"(?!)")
     zh_pronoun_re: re.Pattern[str] = re.compile(r"(?!)")
@@ -381,7 +382,25 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         surnames=frozenset(str(names.get("surnames") or "")),
         thing_types=frozenset(_words(lex.get("thing_types"), "thing_types")),
         priced_types=frozenset(_words(lex.get("priced_types"), "priced_types")),
+        categories=_categories(lex.get("categories")),
     )
+
+
+def _categories(spec: Any) -> WordIndex:
+    """Brand and product-line word → the category nouns of every kind it is listed under."""
+    if spec is None:
+        return WordIndex({})
+    if not isinstance(spec, list) or not all(isinstance(c, dict) for c in spec):
+        raise LexiconError("categories: expected a list of {nouns, names}")
+    out: dict[str, tuple[str, ...]] = {}
+    for i, kind in enumerate(spec):
+        nouns = tuple(n.lower() for n in _words(kind.get("nouns"), f"categories[{i}].nouns"))
+        if not nouns:
+            raise LexiconError(f"categories[{i}]: no nouns")
+        for name in _words(kind.get("names"), f"categories[{i}].names"):
+            key = name.lower()
+            out[key] = tuple(dict.fromkeys((*out.get(key, ()), *nouns)))
+    return WordIndex(out)
 
 
 def open_names_on(lex: CorefLexicon) -> bool:

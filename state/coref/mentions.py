@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from state.coref.categories import category_nouns
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
@@ -182,7 +183,7 @@ _ID_KIND_EN = re.compile(r"\b([A-Za-z]{3,})$")
 _ID_KIND_ZH = re.compile(r"([\u4e00-\u9fff]{1,2})$")
 
 
-def _identifier_kind(text: str, start: int) -> tuple[str, ...]:
+def _identifier_kind(text: str, start: int, lex: CorefLexicon) -> tuple[str, ...]:
     """The noun that names what an identifier is (claim number CLM-448120 → claim, 票号999-… → 票,
     工单号IT-20931 → 工单): this claim, 这张票 then point to it."""
     lead = text[max(0, start - 24) : start]
@@ -193,14 +194,17 @@ def _identifier_kind(text: str, start: int) -> tuple[str, ...]:
         return (m.group(1).lower(),) if m else ()
     tokens = zh_tokens(lead)
     last = tokens[-1].text if tokens else ""
-    return (last,) if _ID_KIND_ZH.fullmatch(last) else ()
+    if _ID_KIND_ZH.fullmatch(last):
+        return (last,)
+    noun = next((h.word for h in lex.type_nouns.find(last) if h.end == len(last)), None)
+    return (noun,) if noun else ()  # 数据库服务器DB-FIN-02: the type noun that ends the word before it
 
 
 def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
     """The product or software word said right after a name (Sony WH-1000XM5 headphones, 飞书客户端);
     for an identifier, the noun said right before it (claim number CLM-448120)."""
     if named.source == "identifier":
-        return _identifier_kind(text, named.span[0])
+        return _identifier_kind(text, named.span[0], lex)
     if named.dictionary:
         return ()
     after = text[named.span[1] : named.span[1] + 16]
@@ -208,6 +212,16 @@ def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
     if hit is None or (hit.word.isascii() and after[hit.end : hit.end + 1].isalpha()):
         return ()
     return (hit.word.lower(),)
+
+
+_CODE_LINK = re.compile(r"-[A-Za-z0-9]")
+
+
+def _in_code(text: str, span: tuple[int, int]) -> bool:
+    """Whether an ASCII word at `span` is one part of a hyphen-joined code (DB in DB-FIN-02, MQ in X-MQ-3)."""
+    return bool(_CODE_LINK.match(text, span[1])) or (
+        span[0] >= 2 and bool(re.fullmatch(r"[A-Za-z0-9]-", text[span[0] - 2 : span[0]]))
+    )
 
 
 def _head_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> tuple[str, ...]:
@@ -288,6 +302,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     for hit in lex.entities.find(text):
         entity: DictEntity = hit.value
         span = (hit.start, hit.end)
+        if hit.word.isascii() and _in_code(text, span):
+            continue  # the alias DB inside the server name DB-FIN-02: part of another token
         found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
         taken.append(span)
     for pattern_type, pattern in lex.identifiers:
@@ -331,6 +347,10 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             hint = _nearest_type(text, named.span, lex) or in_focus
             if hint is not None and (not types or hint in types):
                 types = (hint,)
+        category = category_nouns(named.entity, lex)
+        kinds = tuple(dict.fromkeys((*_kinds(text, named, lex), *category)))
+        if types == ("person",) and not named.dictionary and category:
+            types = ()  # Confluence, a Tesla: a brand or product line the tagger took for a person
         descriptors = _descriptors(text, named.span, lex)
         out.append(
             Named(
@@ -342,7 +362,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 named.confidence,
                 descriptors,
                 named.dictionary,
-                _kinds(text, named, lex),
+                kinds,
             )
         )
     return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)

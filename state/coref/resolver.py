@@ -26,6 +26,7 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.categories import category_nouns
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
@@ -202,7 +203,12 @@ def _choose(
         ends = [head[k:] for k in range(len(head) - 1)] if not head.isascii() else [head]
         headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or head in m.kinds]
         compatible = _compatible(anaphor.type, headed[-1].types, lex) if headed else 0
-        if headed and (compatible == 2 or (anaphor.type is None and head in headed[-1].kinds)):
+        # a name said with the noun; or of a kind the noun names (这个系统 for 用友U8), whatever its type
+        if headed and (
+            compatible == 2
+            or ((anaphor.type is None or headed[-1].types == (BARE_IDENTIFIER,)) and head in headed[-1].kinds)
+            or head in category_nouns(headed[-1].entity, lex)
+        ):
             return headed[-1], anaphor.confidence
     penalty = 0.6 if anaphor.descriptors else 1.0
     for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
@@ -637,6 +643,15 @@ def resolve_turn(
                     and (chosen is None or (item.head not in chosen.entity.lower() and item.head not in chosen.kinds))
                 ):
                     continue  # a pointer and a noun found by the tags alone, with nothing found again
+            if (
+                chosen is not None
+                and item.head is not None
+                and item.head == item.text
+                and item.type in lex.thing_types
+                and item.head.lower() not in chosen.entity.lower()
+                and item.head.lower() not in chosen.kinds
+            ):
+                chosen = None  # 手机可以 after a MacBook and a Wi-Fi name: a bare product noun is the customer's own
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
