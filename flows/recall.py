@@ -60,7 +60,7 @@ from state.recall.resolution import (
     asks_still_waiting,
     resolution_file,
 )
-from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_nearest, score_pool, top_indices
+from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_retrieved, score_pool, top_indices
 from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
@@ -380,7 +380,7 @@ class RecallService:
         covered = self._coverage(request.query_text, r, picked)
         if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
             picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        picked = keep_nearest(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

@@ -533,21 +533,63 @@ def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArra
     return out
 
 
-def keep_nearest(
-    picked: Sequence[int], scores: PoolScores, cosine: F, turn: npt.NDArray[np.int64] | None, k: int
+def keep_retrieved(
+    picked: Sequence[int],
+    scores: PoolScores,
+    cosine: F,
+    turn: npt.NDArray[np.int64] | None,
+    k: int,
 ) -> list[int]:
-    """At most k cues with plain dense search as a floor: the eligible turn closest to the question
-    by cosine is among them (it takes the last place when the fusion left it out), so recall never
-    misses what nearest-neighbour search alone would have put first. Nothing picked (abstain)
-    stays nothing."""
+    """At most k cues with plain retrieval as a floor: the eligible turn closest to the question by
+    cosine, and every turn that both the cosine and the BM25 ranking put among their first k, are
+    among them. The fused ranking keeps the first place; a turn it left out takes the place of the
+    last pick that no retriever vouches for (the nearest turn first, then the agreed ones by fused
+    score), so neither the cue score nor a label can push out what dense and lexical search both
+    rank high. Nothing picked (abstain) stays nothing; evaluation at k > 3 (`top_indices`) is the
+    fused ranking alone."""
     out = list(picked)
     if not out:
         return out
     idx = np.flatnonzero(scores.eligible & (scores.relevance > 0))
     if idx.size == 0:
         return out
-    nearest = int(idx[np.argmax(cosine[idx])])
     codes = turn if turn is not None else np.arange(len(cosine))
-    if any(int(codes[i]) == int(codes[nearest]) for i in out):
-        return out
-    return [*out[: k - 1], nearest]
+    # per turn: its nearest unit by cosine, its best lexical share, its best fused unit
+    by_cos = idx[np.argsort(-cosine[idx], kind="stable")]
+    dense: list[int] = []
+    unit_of: dict[int, int] = {}
+    for i in by_cos:
+        t = int(codes[i])
+        if t not in unit_of:
+            unit_of[t] = int(i)
+            dense.append(t)
+    lexical = scores.lexical
+    with_words = idx[lexical[idx] > 0]
+    by_lex = with_words[np.argsort(-lexical[with_words], kind="stable")]
+    lexical_top: list[int] = []
+    for i in by_lex:
+        t = int(codes[i])
+        if t not in lexical_top:
+            lexical_top.append(t)
+        if len(lexical_top) == k:
+            break
+    agreed = [t for t in dense[:k] if t in lexical_top]
+    best: dict[int, int] = {}
+    for i in idx[np.argsort(-scores.final[idx], kind="stable")]:
+        best.setdefault(int(codes[i]), int(i))
+    agreed.sort(key=lambda t: -float(scores.final[best[t]]))
+    vouched = list(dict.fromkeys([dense[0], *agreed]))
+    present = {int(codes[i]) for i in out}
+    for t in vouched:
+        if t in present:
+            continue
+        unit = unit_of[t] if t == dense[0] else best[t]
+        if len(out) >= k:
+            # the last pick after the first that no retriever vouches for gives its place
+            free = [j for j in range(len(out) - 1, 0, -1) if int(codes[out[j]]) not in vouched]
+            if not free:
+                break
+            del out[free[0]]
+        out.append(unit)
+        present.add(t)
+    return out[:k]
