@@ -7,6 +7,7 @@ every evaluation run would dominate the run. The cache is a plain .npz per embed
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -60,7 +61,13 @@ class CachedEmbedder:
         if not self._dirty:
             return
         self._path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._path.with_suffix(".tmp.npz")
+        # Several evaluations may share the cache at once: keep what another run saved meanwhile,
+        # and write through a file of this process's own so two saves never rename the same file.
+        if self._path.exists():
+            with np.load(self._path) as z:
+                for key in z.files:
+                    self._vectors.setdefault(key, z[key])
+        tmp = self._path.with_suffix(f".{os.getpid()}.tmp.npz")
         # allow_pickle named so that mypy does not match a vector's key to it; float rows need no pickle,
         # and np.load above reads without it.
         np.savez(tmp, allow_pickle=False, **self._vectors)

@@ -85,6 +85,18 @@ def test_disk_cache_round_trips(tmp_path: Path, static_embedder) -> None:
     assert np.allclose(second.query(["hi"]), static_embedder.query(["hi"]))
 
 
+def test_two_runs_sharing_the_cache_keep_each_others_vectors(tmp_path: Path, static_embedder) -> None:
+    first, second = CachedEmbedder(static_embedder, tmp_path), CachedEmbedder(static_embedder, tmp_path)
+    first.passage(["only the first run saw this"])
+    second.passage(["only the second run saw this"])
+    first.save()
+    second.save()
+    assert not list(tmp_path.glob("*.tmp.npz"))
+    (saved,) = tmp_path.glob("*.npz")
+    with np.load(saved) as z:
+        assert len(z.files) == 2
+
+
 @pytest.mark.skipif(not (DEV / "dailydialog").exists(), reason="dev data not present (../shared/data/dev)")
 def test_lexicon_beats_keyword_rules_on_a_dev_slice() -> None:
     rows = read_set(DEV / "dailydialog")[:600]
