@@ -398,7 +398,17 @@ def score_pool(
     topic = np.array([1.0 if tp in class_topics else 0.0 for tp in batch.topics]) if class_topics else np.zeros(n)
     overdue = batch.overdue if batch.overdue is not None and still_waiting else np.zeros(n)
     open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
-    time_match = np.maximum(_time_match(batch.ts, time_ranges), _about(batch.payloads, about_ranges))
+    said_in = _time_match(batch.ts, time_ranges)
+    time_match = np.maximum(said_in, _about(batch.payloads, about_ranges))
+    # Validity ends what a memory says about now, not what was said then: one said inside a past period
+    # the question names, or holding the identifier it names, is still an answer ("上个月我办的啥来着").
+    with np.errstate(invalid="ignore"):
+        revived = ((said_in >= 1.0) | (entity > 0)) & (batch.effective_to < t) & ~(batch.effective_from > t)
+    if query.needs_certainty:
+        revived &= batch.confidence >= tables.validity.min_confidence
+    if revived.any():
+        eligible = eligible | revived
+        decisions = [d for d in decisions if not revived[d.index]]
     asks_promise = still_waiting or "promise" in query.cue_families
     # A status question naming no matter of its own ("any update on my problem?") refers to the open ones.
     referent = open_issue if query.refers_to_open else np.zeros(n)

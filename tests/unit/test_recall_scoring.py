@@ -589,3 +589,20 @@ def test_a_question_about_how_it_ended_ranks_an_open_matter_below_the_settled_th
     assert top_indices(plain, 1) == [2]
     assert top_indices(s, 1) == [1]  # the turn that settled the June one
     assert s.absolute[2] == plain.absolute[2]  # the floor reads the open one as before
+
+
+def test_a_memory_out_of_validity_still_answers_for_the_time_it_was_said_or_its_identifier() -> None:
+    ended = Validity(validity_type="transient", effective_to=NOW - timedelta(days=2))
+    units = [
+        unit("membership frozen from July 5 to July 19", n=1, session="s1", validity=ended),
+        unit("parcel SF1173398855 leaves the warehouse today", n=2, session="s2", validity=ended),
+    ]
+    said = (T0.timestamp(), (T0 + timedelta(days=1)).timestamp())  # the day both were said
+    q = analyse_query("what did I arrange back then?", TABLES)
+    assert not score_pool(q, _batch(units), TABLES, NOW).eligible.any()  # no period named: validity ended
+    s = score_pool(q, _batch(units), TABLES, NOW, time_ranges=[said])
+    assert s.eligible.all()  # said inside the named period: an answer about then
+    assert not s.decisions
+    q = analyse_query("where is SF1173398855?", TABLES)
+    s = score_pool(q, _batch(units), TABLES, NOW)
+    assert s.eligible.tolist() == [False, True]  # the identifier it holds
