@@ -31,7 +31,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -42,7 +42,7 @@ from schemas.memory import TimeExpression
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.http.verifiers import VerifyRequest
 from sinks.models.embedding_memo import remembers
-from sinks.store.base import MemoryStore, StoreFilter, TimelineSource
+from sinks.store.base import Hit, MemoryStore, StoreFilter, TimelineSource
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
@@ -60,7 +60,7 @@ from state.recall.resolution import (
     asks_still_waiting,
     resolution_file,
 )
-from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_nearest, score_pool, top_indices
+from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_retrieved, score_pool, top_indices
 from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
@@ -68,6 +68,7 @@ from state.time.extract import normalise_times
 log = logging.getLogger(__name__)
 
 _TRANSIENT = 2
+_PAST_LIMIT = 30  # nearest memories read per past period or identifier question, validity aside
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
@@ -194,16 +195,36 @@ class RecallService:
         valid = read(StoreFilter(match=scope, valid_at=now, not_after=now))
         return ScannedTimeline(valid, stopwords, history=read(StoreFilter(match=scope, not_after=now)))
 
+    def _said_then(
+        self, request: RecallRequest, qvec: np.ndarray, periods: Sequence[tuple[float, float]], identifiers: bool
+    ) -> list[Hit]:
+        """Memories whose validity may have ended that the question can still ask about: the nearest
+        ones said in a past period it names, and, when it names an identifier, the nearest ones said
+        before it (scoring admits an ended one only when it was said then or holds the identifier)."""
+        scope = self._scope(request)
+        now = request.ts.timestamp()
+        hits: list[Hit] = []
+        for start, end in periods:
+            since = datetime.fromtimestamp(start, UTC).isoformat()
+            until = datetime.fromtimestamp(min(end, now), UTC).isoformat()
+            hits += self._store.search(qvec, StoreFilter(match=scope, not_before=since, not_after=until), _PAST_LIMIT)
+        if identifiers:
+            flt = StoreFilter(match=scope, not_after=request.ts.isoformat())
+            hits += self._store.search(qvec, flt, _PAST_LIMIT)
+        return hits
+
     def _candidates(
         self,
         request: RecallRequest,
         qvec: np.ndarray,
         lexical: LexicalShares,
+        said_then: Sequence[Hit] = (),
     ) -> tuple[list[str], list[dict[str, Any]], list[float], list[str]]:
         scope = self._scope(request)
         now = request.ts.isoformat()
         flt = StoreFilter(match=scope, valid_at=now, not_after=now)
-        hits = self._store.search(qvec, flt, self._limit)
+        hits = list({h.id: h for h in (*said_then, *self._store.search(qvec, flt, self._limit))}.values())
+        hits.sort(key=lambda h: -h.score)
         skip = {request.query_event_id, *(t.event_id for t in request.context)}
         ids: list[str] = []
         payloads: list[dict[str, Any]] = []
@@ -295,7 +316,9 @@ class RecallService:
         named = [n for n in query.name_candidates if n.lower() in speakers or n in people]
         qvec = self._embedder.query([strip_names(query.text, named)])[0]
         lexical = self._lexical(query, timeline, named, tables)
-        ids, payloads, sims, tiers = self._candidates(request, qvec, lexical)
+        periods = _past_periods(request.query_text, request.ts, request.times)
+        said_then = self._said_then(request, qvec, periods, bool(query.entities))
+        ids, payloads, sims, tiers = self._candidates(request, qvec, lexical, said_then)
         resolution = self._resolution.get()
         issues = timeline.issues(request.ts, resolution)
         shares = [lexical.get(m) for m in ids]
@@ -313,7 +336,6 @@ class RecallService:
         still_open = (waiting or asks_open(request.query_text, resolution)) and not outcome
         abstain = tables.abstain_for(self._embedder.name)
         scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
-        periods = _past_periods(request.query_text, request.ts, request.times)
         days = _named_days(request.query_text, request.ts, request.times)
         k = tables.validity.max_cues
         statements = (
@@ -380,7 +402,7 @@ class RecallService:
         covered = self._coverage(request.query_text, r, picked)
         if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
             picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        picked = keep_nearest(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

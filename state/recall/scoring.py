@@ -398,7 +398,17 @@ def score_pool(
     topic = np.array([1.0 if tp in class_topics else 0.0 for tp in batch.topics]) if class_topics else np.zeros(n)
     overdue = batch.overdue if batch.overdue is not None and still_waiting else np.zeros(n)
     open_issue = (batch.resolution == 0).astype(np.float64) if asks_status or still_waiting else np.zeros(n)
-    time_match = np.maximum(_time_match(batch.ts, time_ranges), _about(batch.payloads, about_ranges))
+    said_in = _time_match(batch.ts, time_ranges)
+    time_match = np.maximum(said_in, _about(batch.payloads, about_ranges))
+    # Validity ends what a memory says about now, not what was said then: one said inside a past period
+    # the question names, or holding the identifier it names, is still an answer ("上个月我办的啥来着").
+    with np.errstate(invalid="ignore"):
+        revived = ((said_in >= 1.0) | (entity > 0)) & (batch.effective_to < t) & ~(batch.effective_from > t)
+    if query.needs_certainty:
+        revived &= batch.confidence >= tables.validity.min_confidence
+    if revived.any():
+        eligible = eligible | revived
+        decisions = [d for d in decisions if not revived[d.index]]
     asks_promise = still_waiting or "promise" in query.cue_families
     # A status question naming no matter of its own ("any update on my problem?") refers to the open ones.
     referent = open_issue if query.refers_to_open else np.zeros(n)
@@ -533,21 +543,63 @@ def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArra
     return out
 
 
-def keep_nearest(
-    picked: Sequence[int], scores: PoolScores, cosine: F, turn: npt.NDArray[np.int64] | None, k: int
+def keep_retrieved(
+    picked: Sequence[int],
+    scores: PoolScores,
+    cosine: F,
+    turn: npt.NDArray[np.int64] | None,
+    k: int,
 ) -> list[int]:
-    """At most k cues with plain dense search as a floor: the eligible turn closest to the question
-    by cosine is among them (it takes the last place when the fusion left it out), so recall never
-    misses what nearest-neighbour search alone would have put first. Nothing picked (abstain)
-    stays nothing."""
+    """At most k cues with plain retrieval as a floor: the eligible turn closest to the question by
+    cosine, and every turn that both the cosine and the BM25 ranking put among their first k, are
+    among them. The fused ranking keeps the first place; a turn it left out takes the place of the
+    last pick that no retriever vouches for (the nearest turn first, then the agreed ones by fused
+    score), so neither the cue score nor a label can push out what dense and lexical search both
+    rank high. Nothing picked (abstain) stays nothing; evaluation at k > 3 (`top_indices`) is the
+    fused ranking alone."""
     out = list(picked)
     if not out:
         return out
     idx = np.flatnonzero(scores.eligible & (scores.relevance > 0))
     if idx.size == 0:
         return out
-    nearest = int(idx[np.argmax(cosine[idx])])
     codes = turn if turn is not None else np.arange(len(cosine))
-    if any(int(codes[i]) == int(codes[nearest]) for i in out):
-        return out
-    return [*out[: k - 1], nearest]
+    # per turn: its nearest unit by cosine, its best lexical share, its best fused unit
+    by_cos = idx[np.argsort(-cosine[idx], kind="stable")]
+    dense: list[int] = []
+    unit_of: dict[int, int] = {}
+    for i in by_cos:
+        t = int(codes[i])
+        if t not in unit_of:
+            unit_of[t] = int(i)
+            dense.append(t)
+    lexical = scores.lexical
+    with_words = idx[lexical[idx] > 0]
+    by_lex = with_words[np.argsort(-lexical[with_words], kind="stable")]
+    lexical_top: list[int] = []
+    for i in by_lex:
+        t = int(codes[i])
+        if t not in lexical_top:
+            lexical_top.append(t)
+        if len(lexical_top) == k:
+            break
+    agreed = [t for t in dense[:k] if t in lexical_top]
+    best: dict[int, int] = {}
+    for i in idx[np.argsort(-scores.final[idx], kind="stable")]:
+        best.setdefault(int(codes[i]), int(i))
+    agreed.sort(key=lambda t: -float(scores.final[best[t]]))
+    vouched = list(dict.fromkeys([dense[0], *agreed]))
+    present = {int(codes[i]) for i in out}
+    for t in vouched:
+        if t in present:
+            continue
+        unit = unit_of[t] if t == dense[0] else best[t]
+        if len(out) >= k:
+            # the last pick after the first that no retriever vouches for gives its place
+            free = [j for j in range(len(out) - 1, 0, -1) if int(codes[out[j]]) not in vouched]
+            if not free:
+                break
+            del out[free[0]]
+        out.append(unit)
+        present.add(t)
+    return out[:k]

@@ -1,4 +1,5 @@
 import math
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -9,7 +10,7 @@ from schemas.memory import EmotionLoad, TimeExpression, Validity
 from state.recall.config import load_tables
 from state.recall.query import analyse_query
 from state.recall.resolution import IssueView
-from state.recall.scoring import candidate_batch, keep_nearest, score_pool, top_indices, validity_filter
+from state.recall.scoring import candidate_batch, keep_retrieved, score_pool, top_indices, validity_filter
 from tests.recall_support import T0, unit
 
 TABLES = load_tables()
@@ -363,11 +364,25 @@ def test_a_question_about_a_promise_refers_to_the_overdue_one_for_the_floor() ->
 def test_the_nearest_turn_by_cosine_is_always_among_the_cues() -> None:
     units = [unit(f"memory {i}", n=i, session=f"s{i}") for i in range(1, 6)]
     s = score_pool(analyse_query("memory", TABLES), _batch(units, sims=[0.5] * 5), TABLES, NOW)
+    s = replace(s, lexical=np.zeros(5))  # no word shared: only the nearest turn is vouched for
     cosine = np.array([0.80, 0.81, 0.95, 0.82, 0.83])
-    assert keep_nearest([0, 1, 3], s, cosine, None, 3) == [0, 1, 2]  # the nearest takes the last place
-    assert keep_nearest([2, 0, 1], s, cosine, None, 3) == [2, 0, 1]  # already there: unchanged
-    assert keep_nearest([0], s, cosine, None, 3) == [0, 2]
-    assert keep_nearest([], s, cosine, None, 3) == []  # an abstention stays one
+    assert keep_retrieved([0, 1, 3], s, cosine, None, 3) == [0, 1, 2]  # the nearest takes the last place
+    assert keep_retrieved([2, 0, 1], s, cosine, None, 3) == [2, 0, 1]  # already there: unchanged
+    assert keep_retrieved([0], s, cosine, None, 3) == [0, 2]
+    assert keep_retrieved([], s, cosine, None, 3) == []  # an abstention stays one
+
+
+def test_a_turn_both_retrievers_rank_high_is_among_the_cues() -> None:
+    units = [unit(f"memory {i}", n=i, session=f"s{i}") for i in range(1, 7)]
+    s = score_pool(analyse_query("memory", TABLES), _batch(units, sims=[0.5] * 6), TABLES, NOW)
+    cosine = np.array([0.70, 0.95, 0.71, 0.90, 0.72, 0.89])  # dense: 1, 3, 5
+    s = replace(s, lexical=np.array([0.0, 0.0, 0.1, 0.5, 0.0, 0.0]))  # BM25: 3, then 2
+    # the fusion put 0, 2, 4 first: the nearest (1) and the agreed turn (3) take the places after the first
+    assert keep_retrieved([0, 2, 4], s, cosine, None, 3) == [0, 1, 3]
+    # a pick one retriever vouches for is not given up for another
+    assert keep_retrieved([0, 1, 3], s, cosine, None, 3) == [0, 1, 3]
+    # the fused first place stays whatever the retrievers say
+    assert keep_retrieved([4, 0, 2], s, cosine, None, 3)[0] == 4
 
 
 def test_a_question_naming_no_matter_ranks_the_open_issue_first() -> None:
@@ -574,3 +589,20 @@ def test_a_question_about_how_it_ended_ranks_an_open_matter_below_the_settled_th
     assert top_indices(plain, 1) == [2]
     assert top_indices(s, 1) == [1]  # the turn that settled the June one
     assert s.absolute[2] == plain.absolute[2]  # the floor reads the open one as before
+
+
+def test_a_memory_out_of_validity_still_answers_for_the_time_it_was_said_or_its_identifier() -> None:
+    ended = Validity(validity_type="transient", effective_to=NOW - timedelta(days=2))
+    units = [
+        unit("membership frozen from July 5 to July 19", n=1, session="s1", validity=ended),
+        unit("parcel SF1173398855 leaves the warehouse today", n=2, session="s2", validity=ended),
+    ]
+    said = (T0.timestamp(), (T0 + timedelta(days=1)).timestamp())  # the day both were said
+    q = analyse_query("what did I arrange back then?", TABLES)
+    assert not score_pool(q, _batch(units), TABLES, NOW).eligible.any()  # no period named: validity ended
+    s = score_pool(q, _batch(units), TABLES, NOW, time_ranges=[said])
+    assert s.eligible.all()  # said inside the named period: an answer about then
+    assert not s.decisions
+    q = analyse_query("where is SF1173398855?", TABLES)
+    s = score_pool(q, _batch(units), TABLES, NOW)
+    assert s.eligible.tolist() == [False, True]  # the identifier it holds
