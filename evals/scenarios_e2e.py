@@ -73,6 +73,7 @@ class Case:
     ask_at: datetime
     question: str
     expect: tuple[str, ...]
+    tenant: str = TENANT  # the scenario's tenant: its events are written there and its question asked there
 
 
 @dataclass(slots=True)
@@ -128,7 +129,7 @@ def load(path: Path, half: str) -> tuple[list[Case], list[dict[str, Any]]]:
     cases: list[Case] = []
     events: list[dict[str, Any]] = []
     for sc in doc:
-        sid, lang = str(sc["id"]), str(sc["lang"])
+        sid, lang, tenant = str(sc["id"]), str(sc["lang"]), str(sc.get("tenant", TENANT))
         owners = [(str(sc["user"]), sc["sessions"])] + [(str(o["user"]), o["sessions"]) for o in sc.get("others", [])]
         for user, sessions in owners:
             for si, session in enumerate(sessions):
@@ -142,7 +143,7 @@ def load(path: Path, half: str) -> tuple[list[Case], list[dict[str, Any]]]:
                             "event_id": event_id,
                             "turn_id": event_id,
                             "session_id": f"{sid}/{user}/{si}",
-                            "tenant_id": str(sc.get("tenant", TENANT)),
+                            "tenant_id": tenant,
                             "user_id": user,
                             "ts": (start + ti * TURN_GAP).isoformat(),
                             "speaker": _speaker(lang, role),
@@ -162,6 +163,7 @@ def load(path: Path, half: str) -> tuple[list[Case], list[dict[str, Any]]]:
                 _time(ask["at"]),
                 str(ask["text"]),
                 tuple(sc["expect"]),
+                tenant,
             )
         )
     return cases, events
@@ -200,7 +202,11 @@ def evaluate(
         baselines = TurnBaselines(
             [
                 Turn(
-                    str(e["event_id"]), str(e["user_id"]), _time(e["ts"]).timestamp(), str(e["speaker"]), str(e["text"])
+                    str(e["event_id"]),
+                    f"{e['tenant_id']}/{e['user_id']}",  # a user is one user of one tenant
+                    _time(e["ts"]).timestamp(),
+                    str(e["speaker"]),
+                    str(e["text"]),
                 )
                 for e in events
             ],
@@ -215,7 +221,7 @@ def evaluate(
                 RecallRequest(
                     query_event_id=f"{case.sid}-ask",
                     session_id=f"{case.sid}/{case.user}/ask",
-                    tenant_id=TENANT,
+                    tenant_id=case.tenant,
                     user_id=case.user,
                     query_text=case.question,
                     ts=case.ask_at,
@@ -224,8 +230,8 @@ def evaluate(
             cue_units = [unit_of[c.memory_id] for c in result.cues if c.memory_id in unit_of]
             ours = [u.source_text for u in cue_units]
             tally = out[case.half]["recallflow"]
-            tally.leaks += sum(1 for u in cue_units if u.user_id != case.user or u.tenant_id != TENANT)
-            ranked = baselines.rank(case.question, qvecs[qi], case.user, case.ask_at.timestamp(), 3)
+            tally.leaks += sum(1 for u in cue_units if u.user_id != case.user or u.tenant_id != case.tenant)
+            ranked = baselines.rank(case.question, qvecs[qi], f"{case.tenant}/{case.user}", case.ask_at.timestamp(), 3)
             texts = {name: [str(by_turn[t]["text"]) for t in ranked[name]] for name in BASELINES}
             for name, got in (("recallflow", ours), *texts.items()):
                 t = out[case.half][name]

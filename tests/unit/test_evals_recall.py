@@ -59,6 +59,21 @@ def test_the_diagnostic_scenarios_have_answers_in_their_turns_and_users_of_their
     assert not {c.user for c in cases} & others
 
 
+def test_a_scenario_of_another_tenant_is_written_and_asked_there(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "- {id: x, kind: none, lang: en, user: u, tenant: bank, sessions: [{at: 2025-01-01 10:00, turns: [[c, hi]]}],"
+        " others: [{user: v, sessions: [{at: 2025-01-01 11:00, turns: [[c, hello]]}]}],"
+        " ask: {at: 2025-01-02 10:00, text: q}, expect: []}\n"
+        "- {id: y, kind: none, lang: en, user: w, sessions: [{at: 2025-01-01 10:00, turns: [[c, hi]]}],"
+        " ask: {at: 2025-01-02 10:00, text: q}, expect: []}\n",
+        encoding="utf-8",
+    )
+    cases, events = load(path, "tuning")
+    assert [c.tenant for c in cases] == ["bank", "shop"]
+    assert {e["user_id"]: e["tenant_id"] for e in events} == {"u": "bank", "v": "bank", "w": "shop"}
+
+
 def test_a_bad_scenario_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "s.yaml"
     bad.write_text(
