@@ -271,20 +271,33 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
     return out
 
 
-def _titled(named: Named, lex: CorefLexicon) -> Named | None:
-    """约王师傅, 骑手李师傅, 皮肤科孙医生, 财务部张总: a person named by a title is the surname and the title."""
+def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
+    """约王师傅, 骑手李师傅, 皮肤科孙医生, 财务部张总: a person named by a title is the surname and the title;
+    a full name before the title (派单给李建国师傅, 更换为马俊老师) is the person, without the title."""
     if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
         return named
     ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
     title = max(ends, key=len, default="")
     if not title or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
         return named
+    full = _full_name_before(text, named.span[1] - len(title), lex) if text else None
+    if full is not None and full[0] >= named.span[0]:
+        return replace(named, surface=text[full[0] : full[1]], entity=text[full[0] : full[1]], span=full)
     # 张总, 李工: a one-character title follows the surname alone (那台扫地机器人总是…: no person)
     cut = len(named.surface) - len(title) - 1
     name = named.surface[cut:]
     if lex.surnames and name[0] not in lex.surnames:
         return None  # 理财经理: a job, not a person (财经理 is no surname and title)
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
+
+
+def _full_name_before(text: str, at: int, lex: CorefLexicon) -> tuple[int, int] | None:
+    """The span of a person's full name (a surname and one or two characters, a word jieba tags as a
+    person's name) ending at `at`, where a title starts."""
+    for token in zh_tokens(text):
+        if token.end == at and token.tag.startswith("nr") and 2 <= len(token.text) <= 3:
+            return (token.start, token.end) if token.text[0] in lex.surnames else None
+    return None
 
 
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
@@ -365,7 +378,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 kinds,
             )
         )
-    return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)
+    return _appositions(text, [t for t in (_titled(n, lex, text) for n in out) if t is not None], lex)
 
 
 _TITLE_END = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof)\.\s*$")
