@@ -36,7 +36,10 @@ _EN_NOT_PLACES = frozenset(
 _MORE_IDS = re.compile(
     r"\s*(?:和|、|,|，|及|以及|与|或|还有|and|or)\s*((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{3,})(?![A-Za-z0-9])"
 )
-_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})")
+# a capitalised run; one opened by a word in capitals (IBM Data Science, SPOTIFY USA) needs a second word
+_EN_PROPER = re.compile(
+    r"\b((?:[A-Z][a-z][\w'&-]*|[A-Z]{2,}(?=\s+[A-Z]))(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})"
+)
 _NOT_NAME_WORDS = (
     "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
@@ -109,8 +112,8 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
         words, (start, end) = located
         name = text[start:end]
         sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
-        if sentence_start and len(words) < 2:
-            continue  # a capitalised first word is just the start of a sentence
+        if (sentence_start or words[0].isupper()) and len(words) < 2:
+            continue  # a capitalised first word is just the start of a sentence; VPN alone is a kind
         out.append(Named(name, " ".join(words), (), (start, end), "proper", 0.5 if len(words) < 2 else 0.6))
         taken.append((start, end))
     return out

@@ -24,3 +24,20 @@ def test_a_surname_and_a_title_alone_stay_together() -> None:
 def test_you_dian_is_a_bit_not_a_list_opener() -> None:
     names = _names("这个名字我有点耳熟，好像以前用过")
     assert not any(n.startswith("点") for n in names)
+
+
+def test_a_name_opened_by_a_word_in_capitals_is_kept_whole() -> None:
+    names = _names("You were billed $12.00 by NETFLIX INTERNATIONAL and $80.10 by ACME TOOLS INC yesterday.")
+    assert "NETFLIX INTERNATIONAL" in names
+    assert "ACME TOOLS INC" in names
+    assert "Machine Learning Specialization" not in _names("I joined the AWS Machine Learning Specialization")
+    assert "AWS Machine Learning Specialization" in _names("I joined the AWS Machine Learning Specialization")
+
+
+def test_an_acronym_alone_is_no_name() -> None:
+    assert "VPN" not in _names("my laptop drops the VPN every hour")
+
+
+def test_a_noun_before_a_number_labels_the_number_not_the_brand() -> None:
+    names = _names("DHL tracking 4471920355 shows delivered but the box is not here")
+    assert "DHL tracking" not in names
