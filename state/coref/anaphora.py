@@ -24,7 +24,7 @@ _DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台�
 AnaphorKind = Literal["anaphor", "weak", "zero", "contrast"]
 _CLAUSE_END = re.compile(r"[。；;！？!?]")
 _ORDINAL = re.compile(
-    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一|后面那|后一)|(?P<first>前面那|前一))"
+    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一|后面那|后一)|(?P<first>前面那|前一|头一))"
     r"(?P<cls>[个张台件笔单份款家位部只双条])?|(?P<pair>前者|后者)"
 )
 _EN_PAIR = re.compile(r"\bthe (?P<which>former|latter)\b(?!\s+(?:one|ones)\b)", re.IGNORECASE)
