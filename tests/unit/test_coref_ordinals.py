@@ -1,4 +1,4 @@
-"""Ordinals over items the agent labelled (第一笔…是, 第二笔是) and 头一个 as the first (state.coref.heads, anaphora)."""
+"""Ordinals over items the agent labelled (第一笔…是, 第二笔是); 头一个 is the first (state.coref.heads)."""
 
 from __future__ import annotations
 
