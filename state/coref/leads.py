@@ -109,6 +109,8 @@ def bridges(text: str, leads: list[Lead], taken: list[tuple[int, int]]) -> list[
 
 
 def _en_bridge(text: str, word: str) -> tuple[int, int] | None:
+    if word not in text.lower():
+        return None
     hit = re.search(_EN_DEFINITE + re.escape(word) + r"\b", text, re.IGNORECASE)
     return None if hit is None else hit.span()
 
@@ -116,6 +118,8 @@ def _en_bridge(text: str, word: str) -> tuple[int, int] | None:
 def _zh_bridge(text: str, word: str, *, tied: bool) -> tuple[int, int] | None:
     """The longest part of `word` said in `text`: two characters or more (bare only for a tied kind,
     else after a pointer), or its last character after a pointer (这单 for 订单号)."""
+    if not set(word) & set(text):
+        return None
     for size in range(len(word), 0, -1):
         for k in range(len(word) - size + 1):
             part = word[k : k + size]

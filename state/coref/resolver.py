@@ -421,6 +421,19 @@ def _identifier(types: tuple[str, ...], lex: CorefLexicon) -> bool:
     return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types)
 
 
+def _lead_start(named: list[Named], start: int) -> int:
+    """Where the words said with a name starting at `start` begin: after the name said before it in the
+    sentence, unless that one runs into it (Dispute reference DSP-88213-K: the words read as a name
+    label the identifier)."""
+    before = [n.span for n in named if n.span[1] <= start]
+    if not before:
+        return 0
+    last = max(before, key=lambda span: span[1])
+    if start - last[1] <= 1:
+        return max((b for _, b in before if b < last[0]), default=0)
+    return last[1]
+
+
 def _bridged(
     text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
 ) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
@@ -645,7 +658,7 @@ def resolve_turn(
                             sentence.text,
                             item.span,
                             identifier=_identifier(item.types, lex),
-                            since=max((n.span[1] for n in named if n.span[1] <= item.span[0]), default=0),
+                            since=_lead_start(named, item.span[0]),
                         ),
                     )
                 )

@@ -67,3 +67,13 @@ def test_an_english_definite_noun_picks_the_identifier_said_after_it() -> None:
 def test_a_phone_number_is_not_named_by_asking_for_a_phone() -> None:
     said = "推荐您去老舍茶馆，电话是83040617。"
     assert _last(said, "有电话么？") != "83040617"
+
+
+def test_words_read_as_a_name_right_before_an_identifier_still_label_it() -> None:
+    said = "Thanks. Refund reference RFD-20417-Q is on its way."
+    assert _last(said, "how long until the refund reaches my card") == "RFD-20417-Q"
+
+
+def test_a_name_said_before_a_colon_gives_the_next_name_no_kind() -> None:
+    said = "Case SR-7781: Teams keeps freezing on my desktop."
+    assert _last(said, "can you escalate this case?") == "SR-7781"
