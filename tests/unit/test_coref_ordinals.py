@@ -31,3 +31,8 @@ def test_tou_yi_ge_is_the_first_of_the_labelled_items() -> None:
     said = "有两笔退款：第一笔收款方是杭州乐途旅行社，第二笔是腾讯视频年卡"
     assert _last("帮我查下退款", said, "头一个什么时候到账") == "杭州乐途旅行社"
     assert _last("帮我查下退款", said, "第二个能不能加急") == "腾讯视频年卡"
+
+
+def test_na_wei_asks_for_a_person_not_the_place_said_before() -> None:
+    said = "骨科门诊在仁济医院东院三楼，今天坐诊的是陈立伟主任"
+    assert _last("我想看膝盖", said, "那位下午还在吗") == "陈立伟"
