@@ -111,7 +111,8 @@ def bridges(text: str, leads: list[Lead], taken: list[tuple[int, int]]) -> list[
 def _en_bridge(text: str, word: str) -> tuple[int, int] | None:
     if word not in text.lower():
         return None
-    hit = re.search(_EN_DEFINITE + re.escape(word) + r"\b", text, re.IGNORECASE)
+    # the red one: a word said with "one" is a cue, read by `state.coref.cues`
+    hit = re.search(_EN_DEFINITE + re.escape(word) + r"\b(?!\s+ones?\b)", text, re.IGNORECASE)
     return None if hit is None else hit.span()
 
 

@@ -417,8 +417,13 @@ def _tail_references(
     return found
 
 
-def _identifier(types: tuple[str, ...], lex: CorefLexicon) -> bool:
-    return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types)
+_CODE = re.compile(r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+")  # WRK-99, RMA-55X-9031
+
+
+def _identifier(entity: str, types: tuple[str, ...], lex: CorefLexicon) -> bool:
+    """A record's number, or a hyphenated code in capitals and digits whatever a finder typed it
+    (campaign WRK-99 read as a product model)."""
+    return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types) or _CODE.fullmatch(entity) is not None
 
 
 def _lead_start(named: list[Named], start: int) -> int:
@@ -443,7 +448,7 @@ def _bridged(
     kind (电话是69766388) only after a pointer: 电话 alone asks for a place's phone, it does not name one."""
     led = list(
         {
-            m.entity: replace(m, lead=replace(m.lead, tied=False)) if _identifier(m.types, lex) else m
+            m.entity: replace(m, lead=replace(m.lead, tied=False)) if _identifier(m.entity, m.types, lex) else m
             for m in candidates
             if m.lead.words and not set(m.types) & lex.place_types
         }.values()
@@ -657,7 +662,7 @@ def resolve_turn(
                         lead=lead_words(
                             sentence.text,
                             item.span,
-                            identifier=_identifier(item.types, lex),
+                            identifier=_identifier(item.entity, item.types, lex),
                             since=_lead_start(named, item.span[0]),
                         ),
                     )

@@ -77,3 +77,8 @@ def test_words_read_as_a_name_right_before_an_identifier_still_label_it() -> Non
 def test_a_name_said_before_a_colon_gives_the_next_name_no_kind() -> None:
     said = "Case SR-7781: Teams keeps freezing on my desktop."
     assert _last(said, "can you escalate this case?") == "SR-7781"
+
+
+def test_a_hyphenated_code_read_as_a_model_still_keeps_its_kind() -> None:
+    said = "There is an airbag recall on your car, campaign ABX-204."
+    assert _last(said, "does the airbag campaign cost me anything") == "ABX-204"
