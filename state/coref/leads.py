@@ -56,9 +56,9 @@ def lead_words(sentence: str, span: tuple[int, int], *, identifier: bool, since:
     """The kind words the clause introducing the name at `span` said with it, read after `since` (the
     end of the name said before it: Ticket INC-55821: Outlook gives Outlook no kind).
 
-    >>> lead_words("电饭煲是美的MB-FB40S，炖盅是小熊DBQ-B20N1", (14, 26), identifier=False)
+    >>> lead_words("电饭煲是美的MB-FB40S，炖盅是小熊DBQ-B20N1", (18, 29), identifier=False)
     Lead(words=('炖盅',), tied=True)
-    >>> lead_words("Done, booking code KQ7T2M", (19, 25), identifier=True)
+    >>> lead_words("Your booking code KQ7T2M", (18, 24), identifier=True)
     Lead(words=('booking', 'code'), tied=False)
     """
     before = sentence[since : span[0]]
@@ -66,12 +66,13 @@ def lead_words(sentence: str, span: tuple[int, int], *, identifier: bool, since:
         return _en_lead(before, identifier=identifier)
     tied = _ZH_TIE.search(before) is not None
     if not tied and not identifier:
-        return Lead((), False)
+        return NO_LEAD
     run = _ZH_RUN.search(before.rstrip().removesuffix("是").removesuffix("为"))
     if run is None:
-        return Lead((), False)
+        return NO_LEAD
     word = _ZH_STOP.split(run.group())[-1][-6:]
-    return Lead((word,), tied) if word else Lead((), False)
+    # a number's kind (电话是69766388) is named again only after a pointer: 电话 alone asks for a phone
+    return Lead((word,), tied and not identifier) if word else NO_LEAD
 
 
 def _en_lead(before: str, *, identifier: bool) -> Lead:
@@ -82,7 +83,7 @@ def _en_lead(before: str, *, identifier: bool) -> Lead:
     tail = clauses[-1]
     tied = re.search(r"\b(?:is|was)\s+$|:\s*$", tail) is not None
     if not identifier and not tied:
-        return Lead((), False)
+        return NO_LEAD
     words = [w.lower() for w in _EN_WORD.findall(tail)][-2:]
     if len(_EN_WORD.findall(tail)) <= 2 and len(clauses) >= 2:
         words = [w.lower() for w in _EN_WORD.findall(clauses[-2])][-1:] + words

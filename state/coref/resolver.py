@@ -446,14 +446,13 @@ def _bridged(
     受理编号CB…, that booking for booking code KQ7T2M): a reference to that name (`state.coref.leads`).
     Not for places, whose names say their type (这个餐馆 is the restaurant said last), and a number's
     kind (电话是69766388) only after a pointer: 电话 alone asks for a place's phone, it does not name one."""
-    led = list(
-        {
-            m.entity: replace(m, lead=replace(m.lead, tied=False)) if _identifier(m.entity, m.types, lex) else m
-            for m in candidates
-            if m.lead.words and not set(m.types) & lex.place_types
-        }.values()
-    )
-    led.sort(key=lambda m: m.seq)
+    latest: dict[str, Mention] = {}
+    for m in candidates:
+        if m.lead.words:
+            latest[m.entity] = m
+    if not latest:
+        return {}
+    led = sorted((m for m in latest.values() if not set(m.types) & lex.place_types), key=lambda m: m.seq)
     found = {}
     for span, index in bridges(text, [m.lead for m in led], taken):
         anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, text[span[0] : span[1]], confidence=0.7)
