@@ -25,6 +25,7 @@ from dataclasses import dataclass
 _ZH_RUN = re.compile(r"[\u4e00-\u9fff]+$")
 # characters that end a kind word read backwards from the name: function words, pronouns, verbs of saying
 _ZH_STOP = re.compile(r"[的了您我你他她它在给到去把已被和与及、有就也都还叫是为]")
+_ZH_COUNTED = re.compile(r"^[一二两三四五六七八九十几每][个台部件款张笔单份条只家项套样]")
 _ZH_TIE = re.compile(r"(?:是|为)\s*$")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|张|份|笔|条|台|件)?$")
 _ZH_AFTER_ONE = re.compile(r"$|[^\u4e00-\u9fff]|[的子是了吗呢还也都就在有不我你他能要怎可什多哪几]")
@@ -70,7 +71,7 @@ def lead_words(sentence: str, span: tuple[int, int], *, identifier: bool, since:
     run = _ZH_RUN.search(before.rstrip().removesuffix("是").removesuffix("为"))
     if run is None:
         return NO_LEAD
-    word = _ZH_STOP.split(run.group())[-1][-6:]
+    word = _ZH_COUNTED.sub("", _ZH_STOP.split(run.group())[-1][-6:])  # 一单是A, 一单是B: counted, no kind
     # a number's kind (电话是69766388) is named again only after a pointer: 电话 alone asks for a phone
     return Lead((word,), tied and not identifier) if word else NO_LEAD
 

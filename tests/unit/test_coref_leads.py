@@ -82,3 +82,9 @@ def test_a_name_said_before_a_colon_gives_the_next_name_no_kind() -> None:
 def test_a_hyphenated_code_read_as_a_model_still_keeps_its_kind() -> None:
     said = "There is an airbag recall on your car, campaign ABX-204."
     assert _last(said, "does the airbag campaign cost me anything") == "ABX-204"
+
+
+def test_a_counted_item_is_no_kind() -> None:
+    text = "寄了两个包裹，一个是圆通YT7788120，一个是韵达4312009981"
+    at = text.index("圆通")
+    assert lead_words(text, (at, at + 11), identifier=True).words == ()
