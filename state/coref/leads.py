@@ -72,8 +72,15 @@ def lead_words(sentence: str, span: tuple[int, int], *, identifier: bool, since:
     if run is None:
         return NO_LEAD
     word = _ZH_COUNTED.sub("", _ZH_STOP.split(run.group())[-1][-6:])  # 一单是A, 一单是B: counted, no kind
+    words = (word,) if word else ()
+    if identifier and words and len(run.group()) <= 3:  # 已记录您的投诉，编号TS-…: the clause before names it
+        clauses = re.split(r"[，,]", before)
+        earlier = _ZH_RUN.search(clauses[-2].rstrip()) if len(clauses) >= 2 else None
+        kind = _ZH_STOP.split(earlier.group())[-1][-4:] if earlier else ""
+        if len(kind) >= 2:
+            words = (kind, *words)
     # a number's kind (电话是69766388) is named again only after a pointer: 电话 alone asks for a phone
-    return Lead((word,), tied and not identifier) if word else NO_LEAD
+    return Lead(words, tied and not identifier) if words else NO_LEAD
 
 
 def _en_lead(before: str, *, identifier: bool) -> Lead:

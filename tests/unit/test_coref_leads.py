@@ -88,3 +88,14 @@ def test_a_counted_item_is_no_kind() -> None:
     text = "寄了两个包裹，一个是圆通YT7788120，一个是韵达4312009981"
     at = text.index("圆通")
     assert lead_words(text, (at, at + 11), identifier=True).words == ()
+
+
+def test_a_bare_label_takes_the_kind_of_the_clause_before_it() -> None:
+    said = "已为您登记退货申请，单号TH-30318，退款流水号RF-88702。"
+    assert _last(said, "这个退货申请什么时候审核") == "TH-30318"
+
+
+def test_the_clause_before_a_bare_label_gives_the_kind() -> None:
+    text = "已记录您的报修，编号BX-4410。"
+    at = text.index("BX")
+    assert lead_words(text, (at, at + 7), identifier=True).words == ("报修", "编号")
