@@ -72,7 +72,7 @@ def lead_words(sentence: str, span: tuple[int, int], *, identifier: bool, since:
     if run is None:
         return NO_LEAD
     word = _ZH_COUNTED.sub("", _ZH_STOP.split(run.group())[-1][-6:])  # 一单是A, 一单是B: counted, no kind
-    words = (word,) if word else ()
+    words: tuple[str, ...] = (word,) if word else ()
     if identifier and words and len(run.group()) <= 3:  # 已记录您的投诉，编号TS-…: the clause before names it
         clauses = re.split(r"[，,]", before)
         earlier = _ZH_RUN.search(clauses[-2].rstrip()) if len(clauses) >= 2 else None
