@@ -24,10 +24,11 @@ _DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台�
 AnaphorKind = Literal["anaphor", "weak", "zero", "contrast"]
 _CLAUSE_END = re.compile(r"[。；;！？!?]")
 _ORDINAL = re.compile(
-    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一|后面那|后一)|(?P<first>前面那|前一))"
+    r"(?:第(?P<n>[一二三四五六七八九十]|\d{1,2})|(?P<last>最后一|后面那|后一)|(?P<first>前面那|前一|头一))"
     r"(?P<cls>[个张台件笔单份款家位部只双条])?|(?P<pair>前者|后者)"
 )
 _EN_PAIR = re.compile(r"\bthe (?P<which>former|latter)\b(?!\s+(?:one|ones)\b)", re.IGNORECASE)
+_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person"}
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 _CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 
@@ -150,7 +151,7 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         span = (m.start(), end)
         if _overlaps(span, taken):
             continue
-        type_ = head[1] if head else (BUSINESS if classifier == "家" else None)
+        type_ = head[1] if head else _CLASSIFIER_TYPES.get(classifier or "")  # 那家: a business; 那位: a person
         kind: AnaphorKind = "weak" if descriptor else "anaphor"
         confidence = 0.85 if head else 0.7 if classifier == "家" else 0.55
         out.append(

@@ -44,7 +44,10 @@ _EN_LEAD_DROP = frozenset({"DET", "PRON"})
 _EN_TIME_NOUNS = frozenset(
     {"today", "tomorrow", "yesterday", "tonight", "morning", "afternoon", "evening", "night", "week", "month", "year"}
 )  # that branch today: a time word is no part of the noun
-_ZH_ITEM = re.compile(r"一[个台部件款张笔单份条只家项套]是(?P<item>[^，。；,;！？!?、]+)")
+# 一笔是398元, 第二笔是…, 第一笔商户是…: items labelled by a count or an ordinal and 是
+_ZH_ITEM = re.compile(
+    r"(?:一|第[一二三四五六七八九十])[个台部件款张笔单份条只家项套][\u4e00-\u9fff]{0,3}?是(?P<item>[^，。；,;！？!?、]+)"
+)
 _ZH_AND = re.compile(r"(?:和|跟|与|以及|、)")
 _EN_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 

@@ -36,7 +36,10 @@ _EN_NOT_PLACES = frozenset(
 _MORE_IDS = re.compile(
     r"\s*(?:和|、|,|，|及|以及|与|或|还有|and|or)\s*((?=[A-Z-]*\d)[A-Z0-9][A-Z0-9-]{3,})(?![A-Za-z0-9])"
 )
-_EN_PROPER = re.compile(r"\b([A-Z][a-z][\w'&-]*(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})")
+# a capitalised run; one opened by a word in capitals (IBM Data Science, SPOTIFY USA) needs a second word
+_EN_PROPER = re.compile(
+    r"\b((?:[A-Z][a-z][\w'&-]*|[A-Z]{2,}(?=\s+[A-Z]))(?:\s+(?:of\s+|the\s+|&\s+)?(?!I\b)[A-Z][\w'&-]*){0,4})"
+)
 _NOT_NAME_WORDS = (
     "I I'm I'll I've I'd OK Okay Yes No Hi Hello Hey Thanks Thank Please Sorry Sure Mr Mrs Ms Dr "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June "
@@ -109,8 +112,8 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
         words, (start, end) = located
         name = text[start:end]
         sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
-        if sentence_start and len(words) < 2:
-            continue  # a capitalised first word is just the start of a sentence
+        if (sentence_start or words[0].isupper()) and len(words) < 2:
+            continue  # a capitalised first word is just the start of a sentence; VPN alone is a kind
         out.append(Named(name, " ".join(words), (), (start, end), "proper", 0.5 if len(words) < 2 else 0.6))
         taken.append((start, end))
     return out
@@ -271,20 +274,33 @@ def _appositions(text: str, found: list[Named], lex: CorefLexicon) -> list[Named
     return out
 
 
-def _titled(named: Named, lex: CorefLexicon) -> Named | None:
-    """约王师傅, 骑手李师傅, 皮肤科孙医生, 财务部张总: a person named by a title is the surname and the title."""
+def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
+    """约王师傅, 骑手李师傅, 皮肤科孙医生, 财务部张总: a person named by a title is the surname and the title;
+    a full name before the title (派单给李建国师傅, 更换为马俊老师) is the person, without the title."""
     if named.types != ("person",) or named.source not in ("suffix", "frame", "list") or not named.surface.isalnum():
         return named
     ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
     title = max(ends, key=len, default="")
     if not title or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
         return named
+    full = _full_name_before(text, named.span[1] - len(title), lex) if text else None
+    if full is not None and full[0] >= named.span[0]:
+        return replace(named, surface=text[full[0] : full[1]], entity=text[full[0] : full[1]], span=full)
     # 张总, 李工: a one-character title follows the surname alone (那台扫地机器人总是…: no person)
     cut = len(named.surface) - len(title) - 1
     name = named.surface[cut:]
     if lex.surnames and name[0] not in lex.surnames:
         return None  # 理财经理: a job, not a person (财经理 is no surname and title)
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
+
+
+def _full_name_before(text: str, at: int, lex: CorefLexicon) -> tuple[int, int] | None:
+    """The span of a person's full name (a surname and one or two characters, a word jieba tags as a
+    person's name) ending at `at`, where a title starts."""
+    for token in zh_tokens(text):
+        if token.end == at and token.tag.startswith("nr") and 2 <= len(token.text) <= 3:
+            return (token.start, token.end) if token.text[0] in lex.surnames else None
+    return None
 
 
 def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) -> list[Named]:
@@ -365,7 +381,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 kinds,
             )
         )
-    return _appositions(text, [t for t in (_titled(n, lex) for n in out) if t is not None], lex)
+    return _appositions(text, [t for t in (_titled(n, lex, text) for n in out) if t is not None], lex)
 
 
 _TITLE_END = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof)\.\s*$")

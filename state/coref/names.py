@@ -31,7 +31,8 @@ _INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，
 _COUNTED = re.compile(r"^[一二两三四五六七八九十几半每某][个只件台部张条份位种款双套把笔支]")  # 一只基金: indefinite
 _BRANCH_TAIL = re.compile(r"[（(].*[)）]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
-_LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有|是|像|如)[:：]?")
+_LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有(?![点些])|是|像|如)[:：]?")  # 有点, 有些: "a bit"
+_LIST_LEAD_INSIDE = re.compile(r"(?:比如说?|例如|包括|还有|分别是|(?<![没])有(?![点些]))[:：]?")
 _LIST_TAIL = re.compile(r"(?:等等|等)$")
 _ATTR_BEFORE = re.compile(r"(?:地址|电话|评分|价格|门票|时间|人均消费|人均|号码|费用|票价)[是为在:：]?$")
 
@@ -307,7 +308,7 @@ def _list_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> l
         tail = _LIST_TAIL.search(core)
         if tail:
             core = core[: tail.start()]
-        lead = _LIST_LEAD.search(core) or re.search(r"(?:比如说?|例如|包括|还有|分别是|(?<![没])有)[:：]?", core)
+        lead = _LIST_LEAD.search(core) or _LIST_LEAD_INSIDE.search(core)
         opened = lead is not None or (bool(pieces) and pieces[-1][1] - pieces[-1][0] <= 1 and pieces[-1][2])
         offset = lead.end() if lead else 0
         pieces.append((begin + offset, begin + len(core), opened))

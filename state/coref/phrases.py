@@ -88,6 +88,8 @@ def _right_edge(
         )
         if not (noun or modifier) or tok.text.lower() in _TIME_WORDS:
             break
+        if noun and nxt is not None and any(c.isdigit() for c in nxt.text):
+            break  # FedEx tracking 773022914458: the noun labels the number said after it
         common_from = edge if common_from is None else common_from
         edge = tok.end
         k += 1

@@ -29,6 +29,7 @@ from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_c
 from state.coref.categories import category_nouns
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
+from state.coref.leads import NO_LEAD, Lead, bridges, lead_words
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
@@ -70,6 +71,7 @@ class Mention:
     kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
     topic_in: str | None = None  # the sentence that last referred back to it (it is covered under X)
     gender: str | None = None  # a person's, from a title or a gendered pronoun resolved to them
+    lead: Lead = NO_LEAD  # kind words its introducing clause tied to it (炖盅是…, booking code …)
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +417,49 @@ def _tail_references(
     return found
 
 
+_CODE = re.compile(r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+")  # WRK-99, RMA-55X-9031
+
+
+def _identifier(entity: str, types: tuple[str, ...], lex: CorefLexicon) -> bool:
+    """A record's number, or a hyphenated code in capitals and digits whatever a finder typed it
+    (campaign WRK-99 read as a product model)."""
+    return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types) or _CODE.fullmatch(entity) is not None
+
+
+def _lead_start(named: list[Named], start: int) -> int:
+    """Where the words said with a name starting at `start` begin: after the name said before it in the
+    sentence, unless that one runs into it (Dispute reference DSP-88213-K: the words read as a name
+    label the identifier)."""
+    before = [n.span for n in named if n.span[1] <= start]
+    if not before:
+        return 0
+    last = max(before, key=lambda span: span[1])
+    if start - last[1] <= 1:
+        return max((b for _, b in before if b < last[0]), default=0)
+    return last[1]
+
+
+def _bridged(
+    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
+) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
+    """A noun naming the kind a name was introduced with (炖盅 for 炖盅是小熊DBQ-B20N1, 这个编号 for
+    受理编号CB…, that booking for booking code KQ7T2M): a reference to that name (`state.coref.leads`).
+    Not for places, whose names say their type (这个餐馆 is the restaurant said last), and a number's
+    kind (电话是69766388) only after a pointer: 电话 alone asks for a place's phone, it does not name one."""
+    latest: dict[str, Mention] = {}
+    for m in candidates:
+        if m.lead.words:
+            latest[m.entity] = m
+    if not latest:
+        return {}
+    led = sorted((m for m in latest.values() if not set(m.types) & lex.place_types), key=lambda m: m.seq)
+    found = {}
+    for span, index in bridges(text, [m.lead for m in led], taken):
+        anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, text[span[0] : span[1]], confidence=0.7)
+        found[span] = (anaphor, led[index])
+    return found
+
+
 def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, pointed: bool = False) -> str | None:
     """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`;
     after a pointer with a classifier one character will do (这个锅 for 苏泊尔电压力锅). After the/that,
@@ -564,6 +609,7 @@ def resolve_turn(
         previous = sentence.text
         named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
         tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
+        tails |= _bridged(sentence.text, window + new, [n.span for n in named] + list(tails), lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
         pointed = pointers(sentence.text) if open_names_on(lex) else []  # the taggers stay off without it
         taken = [n.span for n in named] + [a.span for a in anaphors] + list(tails)
@@ -612,6 +658,12 @@ def resolve_turn(
                         salient,
                         item.kinds,
                         gender=title_gender(item.entity) if "person" in item.types else None,
+                        lead=lead_words(
+                            sentence.text,
+                            item.span,
+                            identifier=_identifier(item.entity, item.types, lex),
+                            since=_lead_start(named, item.span[0]),
+                        ),
                     )
                 )
                 continue

@@ -1,0 +1,43 @@
+"""Where a Chinese person's name and title start, and 有点 read as no list opener (state.coref.mentions, names)."""
+
+from __future__ import annotations
+
+from state.coref.lexicon import load_coref_lexicon
+from state.coref.mentions import extract_mentions
+
+LEX = load_coref_lexicon().get()
+
+
+def _names(text: str) -> list[str]:
+    return [m.entity for m in extract_mentions(text, LEX)]
+
+
+def test_a_full_name_before_a_title_is_the_person_without_the_title() -> None:
+    assert "王建华" in _names("已安排王建华师傅上门，请保持电话畅通")
+    assert "国师傅" not in _names("已安排王建华师傅上门，请保持电话畅通")
+
+
+def test_a_surname_and_a_title_alone_stay_together() -> None:
+    assert "刘师傅" in _names("快递员刘师傅说下午送到")
+
+
+def test_you_dian_is_a_bit_not_a_list_opener() -> None:
+    names = _names("这个名字我有点耳熟，好像以前用过")
+    assert not any(n.startswith("点") for n in names)
+
+
+def test_a_name_opened_by_a_word_in_capitals_is_kept_whole() -> None:
+    names = _names("You were billed $12.00 by NETFLIX INTERNATIONAL and $80.10 by ACME TOOLS INC yesterday.")
+    assert "NETFLIX INTERNATIONAL" in names
+    assert "ACME TOOLS INC" in names
+    assert "Machine Learning Specialization" not in _names("I joined the AWS Machine Learning Specialization")
+    assert "AWS Machine Learning Specialization" in _names("I joined the AWS Machine Learning Specialization")
+
+
+def test_an_acronym_alone_is_no_name() -> None:
+    assert "VPN" not in _names("my laptop drops the VPN every hour")
+
+
+def test_a_noun_before_a_number_labels_the_number_not_the_brand() -> None:
+    names = _names("DHL tracking 4471920355 shows delivered but the box is not here")
+    assert "DHL tracking" not in names
