@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from evals.coref_crosswoz import chosen_entity
 from schemas.memory import CorefAnchor
 from state.core.language import split_sentences
 from state.coref.lexicon import CorefLexicon, load_coref_lexicon
@@ -21,3 +22,8 @@ def last_anchors(*texts: str) -> tuple[CorefAnchor, ...]:
         turn = CorefTurn(f"t{n}", TS + timedelta(seconds=n), split_sentences(text))
         state, anchors = resolve_turn(state, turn, CorefConfig(), LEX)
     return anchors
+
+
+def last_entity(*texts: str) -> str | None:
+    """The entity the last turn's anchors resolve to (as the coreference evaluations score it)."""
+    return chosen_entity(last_anchors(*texts))

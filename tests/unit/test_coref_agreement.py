@@ -2,24 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from evals.coref_crosswoz import chosen_entity
-from state.core.language import split_sentences
 from state.coref.agreement import pronoun_gender, title_gender
-from state.coref.lexicon import load_coref_lexicon
-from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
-
-LEX = load_coref_lexicon().get()
-TS = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def _last(*turns: str) -> str | None:
-    state: CorefState | None = None
-    anchors: tuple = ()
-    for i, text in enumerate(turns):
-        state, anchors = resolve_turn(state, CorefTurn(f"t{i}", TS, split_sentences(text)), CorefConfig(), LEX)
-    return chosen_entity(anchors)
+from tests.coref_support import last_entity
 
 
 def test_genders_of_pronouns_and_titles() -> None:
@@ -42,5 +26,5 @@ def test_a_pronoun_skips_a_person_of_the_other_gender_and_continues_its_own() ->
         "I need to cancel my appointment with Dr. Patel on Thursday.",
         "Sure. Would you like to reschedule with her, or see Dr. Okafor, who has openings this week?",
     )
-    assert _last(*said, "When is she next available?") == "Dr. Patel"
-    assert _last(*said, "Does he take Aetna?") == "Dr. Okafor"
+    assert last_entity(*said, "When is she next available?") == "Dr. Patel"
+    assert last_entity(*said, "Does he take Aetna?") == "Dr. Okafor"

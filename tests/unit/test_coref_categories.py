@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from evals.coref_crosswoz import chosen_entity
-from state.core.language import split_sentences
 from state.coref.categories import category_nouns
-from state.coref.lexicon import LexiconError, load_coref_lexicon, parse_coref_lexicon
-from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
-
-LEX = load_coref_lexicon().get()
-TS = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def _last(*turns: str) -> str | None:
-    state: CorefState | None = None
-    anchors: tuple = ()
-    for i, text in enumerate(turns):
-        state, anchors = resolve_turn(state, CorefTurn(f"t{i}", TS, split_sentences(text)), CorefConfig(), LEX)
-    return chosen_entity(anchors)
+from state.coref.lexicon import LexiconError, parse_coref_lexicon
+from tests.coref_support import LEX, last_entity
 
 
 def test_a_product_line_word_gives_its_kind_nouns() -> None:
@@ -37,12 +22,15 @@ def test_ascii_brand_words_match_whole_words_only() -> None:
 
 
 def test_a_category_noun_finds_the_name_of_its_kind_not_the_latest_one() -> None:
-    assert _last("我买了一台ThinkPad X1，还有一个Keychron K2。", "好的。", "这台电脑开不了机") == "ThinkPad X1"
+    assert last_entity("我买了一台ThinkPad X1，还有一个Keychron K2。", "好的。", "这台电脑开不了机") == "ThinkPad X1"
 
 
 def test_a_category_noun_finds_its_kind_across_types() -> None:
     # 金蝶K3 is read as a product; the system it is still is found by 这个系统, not the database said after it
-    assert _last("我们用的金蝶K3登不上，提示数据库连接失败", "请问是所有人吗？", "都不行，这个系统明天要用") == "金蝶K3"
+    assert (
+        last_entity("我们用的金蝶K3登不上，提示数据库连接失败", "请问是所有人吗？", "都不行，这个系统明天要用")
+        == "金蝶K3"
+    )
 
 
 def test_a_category_entry_without_nouns_is_an_error() -> None:
@@ -57,7 +45,7 @@ def test_the_kind_word_of_a_one_reference_binds_the_name_of_that_kind() -> None:
         "Yes.",
         "Jira is fine now. But the wiki one still fails to load",
     )
-    assert _last(*turns) == "Notion"
+    assert last_entity(*turns) == "Notion"
 
 
 def test_an_alias_inside_a_hyphen_joined_code_is_no_mention() -> None:
@@ -70,7 +58,7 @@ def test_an_alias_inside_a_hyphen_joined_code_is_no_mention() -> None:
 
 def test_the_noun_said_before_a_code_names_it() -> None:
     turns = ("刚发现主库服务器PG-BJ-01挂了，缓存集群也慢", "好的", "那台服务器什么时候能修好")
-    assert _last(*turns) == "PG-BJ-01"
+    assert last_entity(*turns) == "PG-BJ-01"
 
 
 def test_account_endings_are_identifiers_each() -> None:
@@ -79,7 +67,7 @@ def test_account_endings_are_identifiers_each() -> None:
         "Sure, I see both.",
         "Please close the first one.",
     )
-    assert _last(*turns) == "1185"
+    assert last_entity(*turns) == "1185"
     from state.coref.mentions import extract_mentions
 
     assert [m.entity for m in extract_mentions("信用卡尾号5531还款失败了", LEX) if m.source == "identifier"] == ["5531"]
@@ -91,4 +79,4 @@ def test_a_common_word_ending_holds_no_kind() -> None:
 
 def test_a_bare_product_noun_is_no_reference_to_another_thing() -> None:
     turns = ("我的ThinkPad X1连不上家里的Wi-Fi，名字是Home-5G", "别的设备能连吗？", "手机可以，就这台电脑不行")
-    assert _last(*turns) == "ThinkPad X1"
+    assert last_entity(*turns) == "ThinkPad X1"

@@ -2,24 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-from evals.coref_crosswoz import chosen_entity
-from state.core.language import split_sentences
 from state.coref.heads import enumeration
-from state.coref.lexicon import load_coref_lexicon
-from state.coref.resolver import CorefConfig, CorefState, CorefTurn, resolve_turn
-
-LEX = load_coref_lexicon().get()
-TS = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def _last(*turns: str) -> str | None:
-    state: CorefState | None = None
-    anchors: tuple = ()
-    for i, text in enumerate(turns):
-        state, anchors = resolve_turn(state, CorefTurn(f"t{i}", TS, split_sentences(text)), CorefConfig(), LEX)
-    return chosen_entity(anchors)
+from tests.coref_support import last_entity
 
 
 def test_items_labelled_by_an_ordinal_and_shi_are_listed() -> None:
@@ -29,10 +13,10 @@ def test_items_labelled_by_an_ordinal_and_shi_are_listed() -> None:
 
 def test_tou_yi_ge_is_the_first_of_the_labelled_items() -> None:
     said = "有两笔退款：第一笔收款方是杭州乐途旅行社，第二笔是腾讯视频年卡"
-    assert _last("帮我查下退款", said, "头一个什么时候到账") == "杭州乐途旅行社"
-    assert _last("帮我查下退款", said, "第二个能不能加急") == "腾讯视频年卡"
+    assert last_entity("帮我查下退款", said, "头一个什么时候到账") == "杭州乐途旅行社"
+    assert last_entity("帮我查下退款", said, "第二个能不能加急") == "腾讯视频年卡"
 
 
 def test_na_wei_asks_for_a_person_not_the_place_said_before() -> None:
     said = "骨科门诊在仁济医院东院三楼，今天坐诊的是陈立伟主任"
-    assert _last("我想看膝盖", said, "那位下午还在吗") == "陈立伟"
+    assert last_entity("我想看膝盖", said, "那位下午还在吗") == "陈立伟"
