@@ -60,11 +60,13 @@ _ZH_WH = ("什么", "哪", "几", "多少", "啥")
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """A specific word of a question: its text, whether it is an identifier, its script."""
+    """A specific word of a question: its text, whether it is an identifier, its script, and whether it is
+    the question's head (the thing it asks about; the other terms modify or frame it)."""
 
     text: str
     identifier: bool
     cjk: bool
+    head: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,7 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
     ()
     """
     out: list[Term] = []
+    nouns: list[tuple[int, int]] = []  # (token position, index in out) of the noun terms: the head is one
     named = frozenset(named_numbers(text))  # "7731那个订单": four digits, but a record noun names them
     if _CJK.search(text):
         toks = zh_tokens(text)
@@ -131,6 +134,8 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
                 continue
             if (noun or ident) and (len(word) >= 2 or ident) and _keep(word, general):
                 out.append(Term(word, ident, _CJK.search(word) is not None))
+                if tag.startswith("n") or tag == "eng":  # a noun proper ("免费", vn, frames; it is no head)
+                    nouns.append((k, len(out) - 1))
     else:
         toks = en_tokens(text)
         asked = _asked_en([(t.text, t.tag) for t in toks])
@@ -141,7 +146,35 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
                 continue  # an asked-for category; a year, a count or an amount: not a thing
             if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
                 out.append(Term(word, ident, False))
-    return tuple(dict.fromkeys(out))
+                nouns.append((k, len(out) - 1))
+    at = _head_at(out, nouns, cjk=bool(_CJK.search(text)))
+    return _with_head(tuple(dict.fromkeys(out)), None if at is None else out[at])
+
+
+def _head_at(out: Sequence[Term], nouns: Sequence[tuple[int, int]], cjk: bool) -> int | None:
+    """Which of the terms is the question's head, the thing it asks about: a Chinese noun phrase ends in
+    its head and a question names its matter last ("成都那边的酒店可以免费取消吗": 酒店; "这台 iPhone 的
+    warranty 多久": warranty), so the last noun; an English one names it first, as the last noun of the
+    first run of nouns ("did you file a compensation claim for my flight": claim; "that replacement part").
+    `nouns` pairs each noun term's token position with its place in `out`; identifiers are never heads
+    (the identifier rule reads them)."""
+    nouns = [(k, j) for k, j in nouns if not out[j].identifier]
+    if not nouns:
+        return None
+    if cjk:
+        return nouns[-1][1]
+    first = nouns[0]
+    for k, j in nouns[1:]:
+        if k != first[0] + 1:
+            break
+        first = (k, j)
+    return first[1]
+
+
+def _with_head(terms: tuple[Term, ...], head: Term | None) -> tuple[Term, ...]:
+    if head is None:
+        return terms
+    return tuple(Term(t.text, t.identifier, t.cjk, head=t == head) for t in terms)
 
 
 def _holds(term: Term, lowered: str, tokens: frozenset[str]) -> bool:
@@ -197,6 +230,8 @@ def coverage(
     held = tuple(t.text for t in judged if _holds(t, lowered, tokens))
     missing = tuple(t.text for t in judged if t.text not in held)
     factor = unmatched_floor + (1.0 - unmatched_floor) * len(held) / len(judged)
+    if any(t.head for t in judged if t.text in missing):
+        factor = unmatched_floor  # what it holds only frames a thing never discussed ("AirPods 换电池")
     if any(t.identifier for t in judged if t.text in missing):
         factor = min(factor, identifier_mismatch)
     return Coverage(factor, held, missing)
