@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 
 from state.core.language import CJK as _CJK
 from state.coref.taggers import en_tokens, zh_tokens
@@ -67,6 +68,8 @@ class Term:
     identifier: bool
     cjk: bool
     head: bool = False
+    place: bool = False  # a place name (jieba's ns): another city is another trip
+    modifies: str = ""  # the noun term right after it, when it modifies that one ("pet" in "pet insurance")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ class Coverage:
     factor: float
     held: tuple[str, ...]
     missing: tuple[str, ...]
+    siblings: tuple[str, ...] = ()  # "asked→offered": what the memories hold instead (state/recall/siblings.py)
 
 
 def _identifier(word: str) -> bool:
@@ -133,7 +137,7 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
             if _DIGIT.search(word) and not ident:
                 continue
             if (noun or ident) and (len(word) >= 2 or ident) and _keep(word, general):
-                out.append(Term(word, ident, _CJK.search(word) is not None))
+                out.append(Term(word, ident, _CJK.search(word) is not None, place=tag == "ns"))
                 if tag.startswith("n") or tag == "eng":  # a noun proper ("免费", vn, frames; it is no head)
                     nouns.append((k, len(out) - 1))
     else:
@@ -147,6 +151,9 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
             if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
                 out.append(Term(word, ident, False))
                 nouns.append((k, len(out) - 1))
+    for (k, j), (k2, j2) in pairwise(nouns):
+        if k2 == k + 1:
+            out[j] = replace(out[j], modifies=out[j2].text)
     at = _head_at(out, nouns, cjk=bool(_CJK.search(text)))
     return _with_head(tuple(dict.fromkeys(out)), None if at is None else out[at])
 
@@ -174,7 +181,7 @@ def _head_at(out: Sequence[Term], nouns: Sequence[tuple[int, int]], cjk: bool) -
 def _with_head(terms: tuple[Term, ...], head: Term | None) -> tuple[Term, ...]:
     if head is None:
         return terms
-    return tuple(Term(t.text, t.identifier, t.cjk, head=t == head) for t in terms)
+    return tuple(replace(t, head=t == head) for t in terms)
 
 
 def _holds(term: Term, lowered: str, tokens: frozenset[str]) -> bool:
