@@ -41,7 +41,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from state.core.language import CJK as _CJK
-from state.coref.taggers import en_tokens, zh_tokens
+from state.coref.taggers import Token, en_tokens, zh_tokens
 from state.recall.lexical import tokenize
 from state.recall.query import named_numbers
 
@@ -109,6 +109,28 @@ def _asked_en(tags: Sequence[tuple[str, str]]) -> set[int]:
     return asked
 
 
+def _joined(toks: Sequence[Token]) -> list[Token]:
+    """jieba's words with a one-character noun joined to the one character before it, when that is a noun,
+    an adjective or a non-digit numeral: an unseen compound cut apart ("要不要年费" → 年 / 费: 年费)."""
+    out: list[Token] = []
+    for tok in toks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and len(tok.text) == 1
+            and tok.tag == "n"
+            and len(prev.text) == 1
+            and prev.end == tok.start
+            and prev.tag in ("m", "n", "a", "ng")
+            and _CJK.search(prev.text + tok.text) is not None
+            and _DIGIT.search(prev.text) is None
+        ):
+            out[-1] = Token(prev.text + tok.text, prev.start, tok.end, "n")
+        else:
+            out.append(tok)
+    return out
+
+
 def _keep(word: str, general: frozenset[str]) -> bool:
     low = word.lower()
     return low not in general and _PERIOD.search(low) is None
@@ -127,7 +149,7 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
     nouns: list[tuple[int, int]] = []  # (token position, index in out) of the noun terms: the head is one
     named = frozenset(named_numbers(text))  # "7731那个订单": four digits, but a record noun names them
     if _CJK.search(text):
-        toks = zh_tokens(text)
+        toks = _joined(zh_tokens(text))
         for k, tok in enumerate(toks):
             word, tag = tok.text, tok.tag
             if k and toks[k - 1].text.startswith(_ZH_WH):
@@ -141,7 +163,7 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
                 if tag.startswith("n") or tag == "eng":  # a noun proper ("免费", vn, frames; it is no head)
                     nouns.append((k, len(out) - 1))
     else:
-        toks = en_tokens(text)
+        toks = list(en_tokens(text))
         asked = _asked_en([(t.text, t.tag) for t in toks])
         for k, tok in enumerate(toks):
             word = tok.text

@@ -173,3 +173,10 @@ def test_all_held_is_full_cover_whatever_the_head() -> None:
     c = coverage(terms, ["AirPods 电池鼓包了，已为您安排换电池。"], 0.5, 0.3)
     assert c.missing == ()
     assert c.factor == 1.0
+
+
+def test_a_compound_jieba_cuts_apart_is_joined_back() -> None:
+    # "年费" after "要不要": jieba cuts the compound into single characters
+    assert "年费" in _texts("这个会员要不要年费")
+    assert _head("这个会员要不要年费") == "年费"
+    assert "我爸" not in _texts("我爸的复查约在哪天")  # a pronoun before a one-character noun stays apart
