@@ -387,7 +387,7 @@ class RecallService:
         terms = specific_terms(question, tables.general_terms)
         covered = coverage(terms, texts, rw.unmatched_floor, rw.identifier_mismatch, names)
         lacking = [t for t in terms if t.text in covered.missing]
-        found = siblings(question, lacking, covered.held, texts, tables.kin, tables.stopwords)
+        found = siblings(question, lacking, texts, tables.kin, tables.stopwords)
         if not found:
             return covered
         # the memories hold another value of what the question names: they are about a sibling matter

@@ -14,8 +14,8 @@ in that place says "the stored matter is a sibling, not the answer", which is st
   "55987" against "55102", "SF11…" against "SF12…");
 * a kin word the memories lack (by group: "我爸", "父亲", "dad" are one), while they hold another group;
 * a place name (jieba's ns) the memories lack, while they hold another one;
-* a noun modifying a held noun ("pet" in "pet insurance") the memories lack, while they hold that noun
-  modified by another noun ("car insurance").
+* a noun modifying the next noun ("home" in "home insurance", "oven" in "the oven technician") the memories
+  lack, while they hold that noun modified by another noun ("car insurance", "the dishwasher technician").
 An adjective before the held noun ("a new SIM" for "the replacement SIM") is no sibling: only nouns are,
 and a proper noun only inside a sentence (spaCy tags a capital "New" that opens one as a proper noun).
 """
@@ -97,12 +97,11 @@ def _modifiers_zh(text: str, head: str) -> set[str]:
     }
 
 
-def _modifiers(missing: Sequence[Term], held: Sequence[str], texts: Sequence[str], stop: frozenset[str]) -> list[str]:
+def _modifiers(missing: Sequence[Term], texts: Sequence[str], stop: frozenset[str]) -> list[str]:
     out: list[str] = []
-    held_low = {h.lower() for h in held}
     for t in missing:
         head = t.modifies.lower()
-        if not head or head not in held_low or t.identifier:
+        if not head or t.identifier:
             continue
         found: set[str] = set()
         for text in texts:
@@ -116,7 +115,6 @@ def _modifiers(missing: Sequence[Term], held: Sequence[str], texts: Sequence[str
 def siblings(
     question: str,
     missing: Sequence[Term],
-    held: Sequence[str],
     texts: Sequence[str],
     kin: Mapping[str, str],
     stop: frozenset[str],
@@ -125,7 +123,7 @@ def siblings(
 
     >>> from state.recall.specifics import specific_terms
     >>> t = [x for x in specific_terms("Has order 55987 shipped?", frozenset({"order"})) if x.identifier]
-    >>> siblings("Has order 55987 shipped?", t, (), ["Order 55102 shipped today."], {}, frozenset())
+    >>> siblings("Has order 55987 shipped?", t, ["Order 55102 shipped today."], {}, frozenset())
     ('55987→55102',)
     """
     if not texts:
@@ -135,6 +133,6 @@ def siblings(
             *_identifiers(missing, texts),
             *_kin(question, texts, kin),
             *_places(missing, texts),
-            *_modifiers(missing, held, texts, stop),
+            *_modifiers(missing, texts, stop),
         )
     )

@@ -38,7 +38,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import pairwise
 
 from state.core.language import CJK as _CJK
 from state.coref.taggers import Token, en_tokens, zh_tokens
@@ -69,7 +68,7 @@ class Term:
     cjk: bool
     head: bool = False
     place: bool = False  # a place name (jieba's ns): another city is another trip
-    modifies: str = ""  # the noun term right after it, when it modifies that one ("pet" in "pet insurance")
+    modifies: str = ""  # the noun right after it, which it modifies ("home" in "home insurance")
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +172,10 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
             if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
                 out.append(Term(word, ident, False))
                 nouns.append((k, len(out) - 1))
-    for (k, j), (k2, j2) in pairwise(nouns):
-        if k2 == k + 1:
-            out[j] = replace(out[j], modifies=out[j2].text)
+    noun_at = {k for k, tok in enumerate(toks) if tok.tag.startswith("n") or tok.tag in ("eng", "NOUN", "PROPN")}
+    for k, j in nouns:  # the noun right after it, a term or a general one ("oven" in "the oven technician")
+        if k + 1 in noun_at and not out[j].identifier:
+            out[j] = replace(out[j], modifies=toks[k + 1].text)
     at = _head_at(out, nouns, cjk=bool(_CJK.search(text)))
     return _with_head(tuple(dict.fromkeys(out)), None if at is None else out[at])
 
