@@ -30,7 +30,7 @@ import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -61,6 +61,7 @@ from state.recall.resolution import (
     resolution_file,
 )
 from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_retrieved, score_pool, top_indices
+from state.recall.siblings import siblings
 from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
 from state.time.extract import normalise_times
@@ -383,15 +384,20 @@ class RecallService:
         rw = tables.relevance
         texts = [str(r.batch.payloads[i].get("text", "")) for i in picked]
         names = frozenset(s.lower() for s in (*r.batch.speakers, *r.scores.people) if s)
-        return coverage(
-            specific_terms(question, tables.general_terms), texts, rw.unmatched_floor, rw.identifier_mismatch, names
-        )
+        terms = specific_terms(question, tables.general_terms)
+        covered = coverage(terms, texts, rw.unmatched_floor, rw.identifier_mismatch, names)
+        lacking = [t for t in terms if t.text in covered.missing]
+        found = siblings(question, lacking, texts, tables.kin, tables.stopwords)
+        if not found:
+            return covered
+        # the memories hold another value of what the question names: they are about a sibling matter
+        return replace(covered, factor=min(covered.factor, rw.sibling_mismatch), siblings=found)
 
     @staticmethod
     def _floor_relevance(r: _Ranked, i: int, covered: Coverage) -> float:
         """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole;
         the user's own matter a question refers back to whole when it names nothing the memories lack."""
-        owned = 0.0 if covered.missing else float(r.scores.owned[i])
+        owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
         return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
 
     def recall(self, request: RecallRequest) -> RecallResult:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -56,6 +57,7 @@ class RelevanceWeights:
     version_min_overlap: float
     unmatched_floor: float
     identifier_mismatch: float
+    sibling_mismatch: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,7 @@ class RecallTables:
     focus_information: tuple[str, ...]
     open_referents: tuple[str, ...]
     general_terms: frozenset[str]
+    kin: Mapping[str, str]  # a kin word → its group ("我爸", "dad" → father): state/recall/siblings.py
 
     def abstain_for(self, embedder: str) -> AbstainPolicy:
         """The embedder's calibration, else `default`."""
@@ -260,6 +263,13 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
             w.lower()
             for lang in _section(lexicon, "general_terms", "lexicon").values()
             for w in _words(lang, "lexicon.general_terms")
+        ),
+        kin=MappingProxyType(
+            {
+                w.lower(): group
+                for group, words in _section(lexicon, "kin_groups", "lexicon").items()
+                for w in _words(words, f"lexicon.kin_groups.{group}")
+            }
         ),
     )
 

