@@ -39,7 +39,6 @@ _EN_STOP = frozenset(
     }
 )  # "number" and "id" say nothing of the kind: order number X, the number
 _EN_DEFINITE = r"\b(?:the|that|this|my)\s+(?:[a-z]+\s+)?"
-_CLAUSE = re.compile(r"[，。；！？,;!?：:（(]")
 
 
 @dataclass(frozen=True, slots=True)
