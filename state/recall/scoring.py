@@ -564,15 +564,16 @@ def keep_retrieved(
     if idx.size == 0:
         return out
     codes = turn if turn is not None else np.arange(len(cosine))
-    # per turn: its nearest unit by cosine, its best lexical share, its best fused unit
+    # the first k turns by cosine (with the nearest one's unit), by lexical share, and each turn's best fused unit
     by_cos = idx[np.argsort(-cosine[idx], kind="stable")]
+    nearest_unit = int(by_cos[0])
     dense: list[int] = []
-    unit_of: dict[int, int] = {}
     for i in by_cos:
         t = int(codes[i])
-        if t not in unit_of:
-            unit_of[t] = int(i)
+        if t not in dense:
             dense.append(t)
+        if len(dense) == k:
+            break
     lexical = scores.lexical
     with_words = idx[lexical[idx] > 0]
     by_lex = with_words[np.argsort(-lexical[with_words], kind="stable")]
@@ -593,7 +594,7 @@ def keep_retrieved(
     for t in vouched:
         if t in present:
             continue
-        unit = unit_of[t] if t == dense[0] else best[t]
+        unit = nearest_unit if t == dense[0] else best[t]
         if len(out) >= k:
             # the last pick after the first that no retriever vouches for gives its place
             free = [j for j in range(len(out) - 1, 0, -1) if int(codes[out[j]]) not in vouched]
