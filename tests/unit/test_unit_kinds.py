@@ -207,3 +207,27 @@ def test_a_request_asked_stays_a_request_whatever_the_head_says() -> None:
             return np.tile([0.99, 0.01], (len(texts), 1))
 
     assert type_units(turn, SureQuestion()).unit_kinds == ("action_request",)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # the Nth call or the Nth repair is a repeated contact, with no complaint word of its own
+        ("这已经是我第四次来电问这个订单了。", "repeat_complaint"),
+        ("热水器上周修过，这都是第二次修了。", "repeat_complaint"),
+        ("I'm writing about the router again, the light is still blinking red.", "repeat_complaint"),
+        ("That's twice now the courier has skipped my street.", "repeat_complaint"),
+        # a thing coming apart, a new scratch, a strange smell, an unreasonable demand
+        ("The sole of the left boot is coming apart after a week.", "complaint"),
+        ("The lid keeps popping off in the dishwasher.", "complaint"),
+        ("When the sofa arrived it had a scratch on the arm.", "complaint"),
+        ("冰箱里有一股怪味，清洗过也没用。", "complaint"),
+        ("让老人自己跑三趟来补材料，太不合理了。", "complaint"),
+    ],
+)
+def test_repeated_contacts_and_plain_problem_reports(text: str, kind: str) -> None:
+    assert _unit(text).unit_type == kind
+
+
+def test_a_smell_that_is_gone_is_no_complaint() -> None:
+    assert _unit("换了新滤网，屋里没有怪味了，谢谢。").unit_type != "complaint"
