@@ -17,6 +17,7 @@ from state.time.extract import normalise_times
 MONDAY = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 FRESH = Path(__file__).resolve().parents[1] / "fixtures" / "time_fresh.jsonl"
 HOLDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "time_holdout.jsonl"
+FRESH2 = Path(__file__).resolve().parents[1] / "fixtures" / "time_fresh2.jsonl"
 
 
 def times(text: str, base: datetime = MONDAY, tz: str = "UTC") -> list[TimeExpression]:
@@ -302,3 +303,10 @@ def test_more_dates_and_parts_of_months(text: str, start: str, kind: str) -> Non
 def test_durations_up_to_or_from_the_event(text: str, start: str, end: str) -> None:
     found = only(text, WEDNESDAY)
     assert (found.kind, found.start.isoformat(), found.end.isoformat()) == ("duration", start, end)
+
+
+def test_second_fresh_set_every_deadline_exact_and_97_percent_overall() -> None:
+    items = load_gold(FRESH2)
+    verdicts = [(i, judge(i, ours(i))[0]) for i in items]
+    assert all(ok for i, ok in verdicts if i.kind == "deadline")
+    assert sum(ok for _, ok in verdicts) / len(items) >= 0.97
