@@ -231,3 +231,19 @@ def test_repeated_contacts_and_plain_problem_reports(text: str, kind: str) -> No
 
 def test_a_smell_that_is_gone_is_no_complaint() -> None:
     assert _unit("换了新滤网，屋里没有怪味了，谢谢。").unit_type != "complaint"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # no power to do it, or "we can't" + a plain verb: the business declines
+        ("这个我们客服没有这个权限，需要财务审批。", "refusal"),
+        ("We can't send a driver out on a Sunday.", "refusal"),
+        # an agent sending someone, or acting now, or promising with 一定: a commitment
+        ("我让工程师明天带备件过去。", "commitment"),
+        ("我现在就联系仓库核对库存。", "commitment"),
+        ("周五前一定给您回复。", "commitment"),
+    ],
+)
+def test_agent_declines_and_promises(text: str, kind: str) -> None:
+    assert _unit(text, "agent").unit_type == kind
