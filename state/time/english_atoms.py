@@ -311,8 +311,17 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+_CLOCK_LEAD = re.compile(r"\b(?:before|after|until|till|around|about|by|from)\s*$", re.IGNORECASE)
+
+
 def _part_clock(m: re.Match[str], span: tuple[int, int]) -> Atom | None:
-    """ "10 tonight", "7 in the evening", "9 this morning": a clock whose half of the day the part says."""
+    """At 10 tonight, before 7 in the evening, 9:30 this morning: a clock whose half of the day the
+    part says. A bare number needs "at", o'clock, minutes or a time word before it ("I bought 3 this
+    morning" is a count)."""
+    form = m.group(0).lower()
+    lead = form.startswith("at ") or "o'clock" in form or m.group("mi") or _CLOCK_LEAD.search(m.string[: m.start()])
+    if not lead:
+        return None
     hour = _hour_value(m.group("hw") or m.group("hw2"))
     part = m.group("part").lower()
     if part.endswith("morning"):
@@ -372,6 +381,8 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
     if kind == "nthof":
         first = cal.month_interval(base, _shift_word(m.group("mod")))[0]
         nth = _safe_date(first.year, first.month, int(m.group("d")))
+        if nth is not None and m.group("mod").lower() == "the" and nth < cal.day_start(base):
+            nth = cal.add_months(nth, 1)  # "the 3rd of the month" said on the 20th: the next one
         return None if nth is None else _day(span, nth)
     if kind == "third":
         return _period(span, _month_third(m, base))

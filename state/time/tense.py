@@ -77,16 +77,18 @@ def _nearest(pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[
 
 
 def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None) -> Tense | None:
-    """The tense of the clause holding `span`: the nearer of a past and a future cue; a clause
-    without either (an aside between commas: "my order, the one from May 2, never came") takes
-    its sentence's; else None.
+    """The tense of the clause holding `span`: the nearer of a past and a future cue; an aside
+    between commas without either ("my order, the one from May 2, never came") takes its
+    sentence's; else None.
 
     >>> text = "The order I placed on October 15 never arrived"
     >>> clause_tense(text, (22, 32)), clause_tense("我们周二会发货", (2, 4)), clause_tense("周二见", (0, 2))
     ('past', 'future', None)
     """
     cues = cues or default_cues()
-    for ends in (_CLAUSE_END, _SENTENCE_END):
+    lo, hi = _clause(text, span)
+    aside = lo > 0 and text[lo - 1] in ",，" and hi < len(text) and text[hi] in ",，"
+    for ends in (_CLAUSE_END, _SENTENCE_END) if aside else (_CLAUSE_END,):
         lo, hi = _clause(text, span, ends)
         gaps: dict[Tense, int] = {}
         for tense, table in (("past", cues.past), ("future", cues.future)):

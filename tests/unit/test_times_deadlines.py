@@ -310,3 +310,20 @@ def test_second_fresh_set_every_deadline_exact_and_97_percent_overall() -> None:
     verdicts = [(i, judge(i, ours(i))[0]) for i in items]
     assert all(ok for i, ok in verdicts if i.kind == "deadline")
     assert sum(ok for _, ok in verdicts) / len(items) >= 0.97
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # only an aside between commas borrows its sentence's tense
+        ("Friday works, I already told your colleague.", "2026-12-04"),
+        # "been" before a participle is no past: the Friday is ahead
+        ("Your visit has been moved to Friday.", "2026-12-04"),
+    ],
+)
+def test_a_date_ahead_stays_ahead(text: str, day: str) -> None:
+    assert only(text, WEDNESDAY).start.date().isoformat() == day
+
+
+def test_a_count_before_this_morning_is_no_clock() -> None:
+    assert [t.original_form for t in times("I bought 3 this morning.", WEDNESDAY)] == ["this morning"]
