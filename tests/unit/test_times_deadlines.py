@@ -327,3 +327,7 @@ def test_a_date_ahead_stays_ahead(text: str, day: str) -> None:
 
 def test_a_count_before_this_morning_is_no_clock() -> None:
     assert [t.original_form for t in times("I bought 3 this morning.", WEDNESDAY)] == ["this morning"]
+
+
+def test_a_part_of_a_month_said_in_the_past_is_behind() -> None:
+    assert only("It was delivered in mid-October.", WEDNESDAY).start.date().isoformat() == "2026-10-11"
