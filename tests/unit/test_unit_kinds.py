@@ -243,6 +243,9 @@ def test_a_smell_that_is_gone_is_no_complaint() -> None:
         ("我让工程师明天带备件过去。", "commitment"),
         ("我现在就联系仓库核对库存。", "commitment"),
         ("周五前一定给您回复。", "commitment"),
+        # a contraction before a state ("it's still pending", "it's on back order") is a status
+        ("It's still pending with the bank.", "status_update"),
+        ("The spare hinge is still on back order.", "status_update"),
     ],
 )
 def test_agent_declines_and_promises(text: str, kind: str) -> None:
