@@ -172,7 +172,7 @@ def rewrite(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 _SHIFT = {"": 0, "这个": 0, "这": 0, "本": 0, "上个": -1, "上": -1, "下个": 1, "下": 1, "下下个": 2, "下下": 2}
 _MONTH_PART = re.compile(
-    rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?P<part>底|末|初|中)(?!旬)"
+    rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?:月|份)?(?P<part>底|末|初|中)(?!旬)"
 )
 _WEEKEND = re.compile(r"(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)?(?:周末|礼拜末)")
 _BARE_MONTH = re.compile(rf"(?P<pre>下下个|这个|上个|下个|本|上|下)月(?!{_NUMERAL}|[号日初底末中份旬])")
@@ -260,6 +260,10 @@ def _fix(form: str, start: datetime, end: datetime, base: datetime) -> tuple[dat
         start, end = start + timedelta(days=7), end + timedelta(days=7)
     return start, end
 
+
+# 过去 as a verb ("[have] passed") before a count, not "the past N days".
+_PASSED = re.compile(rf"^过去(?:了)?(?:{_NUMERAL}|半)")
+_PASSED_BEFORE = ("已经", "已", "都", "又")
 
 _LIMIT_SUFFIX = re.compile(r"(?:之前|以前|前|为止|之内|以内|内)$")
 
@@ -363,6 +367,8 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         a, b = item["offset"]
         span = (align[a][0], align[b - 1][1])
         form = text[span[0] : span[1]]
+        if _PASSED.match(form) and (text[span[1] : span[1] + 1] == "了" or text[: span[0]].endswith(_PASSED_BEFORE)):
+            continue  # 已经过去三天了: three days have passed, a length up to now (`find_durations`)
         try:
             delta = _delta(form, base)
         except (ValueError, OverflowError):

@@ -32,7 +32,7 @@ from state.time import calendar as cal
 from state.time.calendar import Found
 from state.time.chinese import chinese_number
 from state.time.english_atoms import word_number
-from state.time.tense import clause_tense
+from state.time.tense import ambiguous_unit, clause_tense, move
 
 _F = re.IGNORECASE
 _ZH_NUM = r"(?:[0-9]{1,3}(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百几]+)"
@@ -60,7 +60,8 @@ _ZH_DURATION = re.compile(
     rf"{_NO_DIGIT_BEFORE}(?<![第每这那前后上下过])(?<!星期)(?<!礼拜){_ZH_COUNT}(?![前后以之内级纪龄代底初末中号日])"
 )
 _EN_DURATION = re.compile(
-    rf"\b(?:for|takes?|took|taking|lasts?|lasted|need|needs|needed|about|around|approximately|roughly)\s+"
+    rf"\b(?:for|takes?|took|taking|lasts?|lasted|need|needs|needed|about|around|approximately|roughly|"
+    rf"waited|waiting|spent|spending|been)\s+"
     rf"(?:(?:about|around|approximately|roughly|the (?:past|last|next))\s+)?{_EN_COUNT}"
     rf"|\b(?P<lo2>\d{{1,3}})\s*(?:-|–|to)\s*(?P<n2>\d{{1,3}})\s+(?P<biz2>business|working)\s+days?\b"
     rf"|\b(?P<n3>\d{{1,3}}|{_EN_NUM})\s+(?P<biz3>business|working)\s+days?\b(?!\s+ago)",
@@ -77,6 +78,10 @@ _PAST_DURATION = re.compile(
     r"|\b(for the (?:past|last)|waited|waiting|been|took|lasted|ago|already)\b",
     _F,
 )
+
+
+# A past word before a count counts only in the count's own clause (最近物流会慢，大概要三天 is ahead).
+_CLAUSE_MARK = re.compile(r"[，。；！？,;!?]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +214,14 @@ def mark_deadlines(text: str, base: datetime, found: list[Found], cues: Deadline
         end = b + (len(after_zh.group(0)) if after_zh else len(after_en.group(0)) if after_en else 0)
         start += len(text[start:a]) - len(text[start:a].lstrip())
         limit, gran = _limit_of(f, cues.exclusive.search(marker.strip()) is not None, cues)
+        unit = ambiguous_unit(f.form)
+        if unit is not None and limit < base:
+            # a limit on a date said without its week, month or year ("周一之前", "by the 5th") lies
+            # ahead, unless its clause is in the past; the limit word itself (之前) is no past cue
+            unmarked = text[:start] + " " * (a - start) + text[a:b] + " " * (end - b) + text[end:]
+            if clause_tense(unmarked, f.span) != "past":
+                f = replace(f, start=move(f.start, unit, 1), end=move(f.end, unit, 1))
+                limit = move(limit, unit, 1)
         out.append(
             replace(
                 f,
@@ -244,7 +257,8 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
                 continue
             if zh and not business and not _duration_context(text, m):
                 continue  # a bare 三天 / 24小时 without a word of duration is too often something else
-            near = _PAST_DURATION.search(text[max(0, m.start() - 12) : m.end() + 3]) is not None
+            clause = max([0, m.start() - 12, *(c.end() for c in _CLAUSE_MARK.finditer(text, 0, m.start()))])
+            near = _PAST_DURATION.search(text[clause : m.end() + 3]) is not None
             past = near or clause_tense(text, m.span()) == "past"
             if past:
                 start, end = _span_back(base, unit, amount, business), base

@@ -246,8 +246,22 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\btomorrow\b", _F), "d+1"),
     (re.compile(r"\byesterday\b", _F), "d-1"),
     (re.compile(r"\btoday\b", _F), "d+0"),
+    (
+        re.compile(
+            rf"\b(?:at )?(?:(?P<hw>\d{{1,2}})(?::(?P<mi>[0-5]\d))?|(?P<hw2>{'|'.join(_HOUR_WORDS)}) o'clock)"
+            r"(?: o'clock)? "
+            r"(?P<part>tonight|this (?:morning|afternoon|evening)|in the (?:morning|afternoon|evening)|at night)\b",
+            _F,
+        ),
+        "hpart",
+    ),
     (re.compile(r"\btonight\b", _F), "tonight"),
     (re.compile(r"\blast night\b", _F), "lastnight"),
+    (
+        re.compile(r"\b(?:the )?(?P<d>\d{1,2})(?:st|nd|rd|th)? of (?P<mod>last|next|this|the) month\b", _F),
+        "nthof",
+    ),
+    (re.compile(rf"\b(?P<third>early|mid|late|the middle of)[- ](?P<mon>{_MONTH_FULL})\b", _F), "third"),
     (
         re.compile(
             r"\b(?:the )?(?P<edge>end|beginning|start) of (?:the |this )?(?:(?P<mod>next|last|previous) )?"
@@ -297,6 +311,40 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+_CLOCK_LEAD = re.compile(r"\b(?:before|after|until|till|around|about|by|from)\s*$", re.IGNORECASE)
+
+
+def _part_clock(m: re.Match[str], span: tuple[int, int]) -> Atom | None:
+    """At 10 tonight, before 7 in the evening, 9:30 this morning: a clock whose half of the day the
+    part says. A bare number needs "at", o'clock, minutes or a time word before it ("I bought 3 this
+    morning" is a count)."""
+    form = m.group(0).lower()
+    lead = form.startswith("at ") or "o'clock" in form or m.group("mi") or _CLOCK_LEAD.search(m.string[: m.start()])
+    if not lead:
+        return None
+    hour = _hour_value(m.group("hw") or m.group("hw2"))
+    part = m.group("part").lower()
+    if part.endswith("morning"):
+        hour = 0 if hour == 12 else hour
+    elif hour < 12:
+        hour += 12
+    atom = _clock_atom(span, hour, int(m.group("mi") or 0), None)
+    return None if atom is None else Atom("clock", span, hour=atom.hour, minute=atom.minute, explicit_half=True)
+
+
+def _month_third(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
+    """early / mid / late February: the 1st-10th, 11th-20th, 21st-last (上旬, 中旬, 下旬), the next such month."""
+    month = _MONTHS[m.group("mon").lower()]
+    year = base.year + (1 if month < base.month else 0)
+    first, last, _ = cal.month_interval(datetime(year, month, 1))  # noqa: DTZ001 - naive local wall clock
+    third = m.group("third").lower()
+    if third == "early":
+        return first, first + timedelta(days=10) - cal.ONE_SECOND, "range"
+    if third == "late":
+        return first + timedelta(days=20), last, "range"
+    return first + timedelta(days=10), first + timedelta(days=20) - cal.ONE_SECOND, "range"
+
+
 def _hour_value(word: str) -> int:
     return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
 
@@ -328,6 +376,16 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
         month = int(m.group("m")) if kind in ("iso", "slash") else _MONTHS[m.group("mon").lower()]
         found = _dated(base, month, int(m.group("d")), m.group("y"))
         return None if found is None else _day(span, found)
+    if kind == "hpart":
+        return _part_clock(m, span)
+    if kind == "nthof":
+        first = cal.month_interval(base, _shift_word(m.group("mod")))[0]
+        nth = _safe_date(first.year, first.month, int(m.group("d")))
+        if nth is not None and m.group("mod").lower() == "the" and nth < cal.day_start(base):
+            nth = cal.add_months(nth, 1)  # "the 3rd of the month" said on the 20th: the next one
+        return None if nth is None else _day(span, nth)
+    if kind == "third":
+        return _period(span, _month_third(m, base))
     if kind == "nth":
         nth = _safe_date(base.year, base.month, int(m.group("d")))
         if nth is not None and nth < cal.day_start(base):

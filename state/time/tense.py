@@ -25,6 +25,7 @@ from state.time.calendar import Found
 Tense = Literal["past", "future"]
 _F = re.IGNORECASE
 _CLAUSE_END = re.compile(r"[，。；！？,;!?]|\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"[。！？!?]|\.(?:\s|$)")
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 # (pattern over the expression's form, the unit an ambiguous reading moves by)
@@ -33,6 +34,7 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^(?:{_MON} {_DAY}\b|(?:the )?{_DAY} (?:of )?{_MON})(?!.*\d{{4}})", _F), "year"),
     (re.compile(r"^\d{1,2}/\d{1,2}$"), "year"),
     (re.compile(rf"^in {_MON}$", _F), "year"),
+    (re.compile(rf"^(?:early|mid|late|the middle of)[- ]{_MON}$", _F), "year"),
     (re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]", _F), "week"),
     (re.compile(r"^(?:on )?(?:mon|tues?|wed|thu|fri|sat|sun)[a-z]*\b(?!.*\b(?:next|last|this)\b)", _F), "week"),
     (re.compile(r"^[0-9一二三四五六七八九十]{1,3}[号日]$|^the \d{1,2}(?:st|nd|rd|th)$", _F), "month"),
@@ -58,9 +60,9 @@ def default_cues() -> TenseCues:
     return parse_tense_cues(read_data(packaged("time_cues.yaml")))
 
 
-def _clause(text: str, span: tuple[int, int]) -> tuple[int, int]:
-    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, span[0])]
-    end = _CLAUSE_END.search(text, span[1])
+def _clause(text: str, span: tuple[int, int], ends: re.Pattern[str] = _CLAUSE_END) -> tuple[int, int]:
+    starts = [m.end() for m in ends.finditer(text, 0, span[0])]
+    end = ends.search(text, span[1])
     return (starts[-1] if starts else 0), (end.start() if end else len(text))
 
 
@@ -76,7 +78,9 @@ def _nearest(pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[
 
 
 def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None) -> Tense | None:
-    """The tense of the clause holding `span`: the nearer of a past and a future cue, else None.
+    """The tense of the clause holding `span`: the nearer of a past and a future cue; an aside
+    between commas without either ("my order, the one from May 2, never came") takes its
+    sentence's; else None.
 
     >>> text = "The order I placed on October 15 never arrived"
     >>> clause_tense(text, (22, 32)), clause_tense("我们周二会发货", (2, 4)), clause_tense("周二见", (0, 2))
@@ -84,14 +88,31 @@ def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None
     """
     cues = cues or default_cues()
     lo, hi = _clause(text, span)
-    gaps: dict[Tense, int] = {}
-    for tense, table in (("past", cues.past), ("future", cues.future)):
-        found = [g for p in table.values() if (g := _nearest(p, text, lo, hi, span)) is not None]
-        if found:
-            gaps[tense] = min(found)  # type: ignore[index]
-    if not gaps:
-        return None
-    return min(gaps, key=lambda t: gaps[t])
+    aside = lo > 0 and text[lo - 1] in ",，" and hi < len(text) and text[hi] in ",，"
+    for ends in (_CLAUSE_END, _SENTENCE_END) if aside else (_CLAUSE_END,):
+        lo, hi = _clause(text, span, ends)
+        gaps: dict[Tense, int] = {}
+        for tense, table in (("past", cues.past), ("future", cues.future)):
+            found = [g for p in table.values() if (g := _nearest(p, text, lo, hi, span)) is not None]
+            if found:
+                gaps[tense] = min(found)  # type: ignore[index]
+        if gaps:
+            return min(gaps, key=lambda t: gaps[t])
+    return None
+
+
+def ambiguous_unit(form: str) -> str | None:
+    """The unit an ambiguous date's reading moves by (year, week, month), None for a fixed one.
+
+    >>> ambiguous_unit("周一"), ambiguous_unit("the 5th"), ambiguous_unit("下周一")
+    ('week', 'month', None)
+    """
+    return next((u for pattern, u in _AMBIGUOUS if pattern.search(form.strip())), None)
+
+
+def move(value: datetime, unit: str, steps: int) -> datetime:
+    """`value` moved by `steps` years, weeks or months."""
+    return _move(value, unit, steps)
 
 
 def _move(value: datetime, unit: str, steps: int) -> datetime:
@@ -111,7 +132,7 @@ def resolve_tense(text: str, base: datetime, found: list[Found], cues: TenseCues
     """
     out: list[Found] = []
     for f in found:
-        unit = next((u for pattern, u in _AMBIGUOUS if pattern.search(f.form.strip())), None)
+        unit = ambiguous_unit(f.form)
         tense = clause_tense(text, f.span, cues) if unit is not None and f.kind == "point" else None
         today = cal.day_start(base)
         if unit is not None and tense == "past" and cal.day_start(f.start) > today:

@@ -17,6 +17,7 @@ from state.time.extract import normalise_times
 MONDAY = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 FRESH = Path(__file__).resolve().parents[1] / "fixtures" / "time_fresh.jsonl"
 HOLDOUT = Path(__file__).resolve().parents[1] / "fixtures" / "time_holdout.jsonl"
+FRESH2 = Path(__file__).resolve().parents[1] / "fixtures" / "time_fresh2.jsonl"
 
 
 def times(text: str, base: datetime = MONDAY, tz: str = "UTC") -> list[TimeExpression]:
@@ -240,3 +241,93 @@ def test_any_mix_of_limit_words_and_counts_never_raises(parts: list[str], shift:
         assert 0 <= t.span[0] < t.span[1] <= len(text)
         assert t.start <= t.end
         assert t.kind != "deadline" or t.deadline == t.end
+
+
+WEDNESDAY = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "limit"),
+    [
+        # a limit on a bare weekday or day of the month lies ahead; 之前 is the limit, not a past cue
+        ("周一之前能处理好吗？", "2026-12-07T23:59:59+00:00"),
+        ("Please return the signed form by the 1st.", "2027-01-01T23:59:59+00:00"),
+        # the weekend is a span of its own: before it means by Friday's end
+        ("Can this be fixed before the weekend?", "2026-12-04T23:59:59+00:00"),
+        ("周末前给我回个话", "2026-12-04T23:59:59+00:00"),
+        # an hour with tonight or in the evening is that evening's hour
+        ("Let me know before 9 tonight.", "2026-12-02T21:00:00+00:00"),
+    ],
+)
+def test_limits_ahead_of_the_event(text: str, limit: str) -> None:
+    (found,) = [t for t in times(text, WEDNESDAY) if t.kind == "deadline"]
+    assert found.deadline is not None
+    assert found.deadline.isoformat() == limit
+
+
+def test_a_past_clause_keeps_a_limit_behind_the_event() -> None:
+    (found,) = times("I had paid it before Monday.", WEDNESDAY)
+    assert found.deadline is not None
+    assert found.deadline.date().isoformat() == "2026-11-30"
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "kind"),
+    [
+        ("The parcel went out on the 3rd of last month.", "2026-11-03T00:00:00+00:00", "point"),
+        ("We restock in mid-December.", "2026-12-11T00:00:00+00:00", "range"),
+        ("Late January suits me.", "2027-01-21T00:00:00+00:00", "range"),
+        ("Come round at 7 in the evening tomorrow.", "2026-12-03T19:00:00+00:00", "point"),
+        ("上个月月底就寄出去了", "2026-11-30T00:00:00+00:00", "point"),
+        ("下个月月初再联系", "2027-01-01T00:00:00+00:00", "range"),
+        # an aside between commas takes its sentence's tense
+        ("My first order, the one from November 20, never arrived.", "2026-11-20T00:00:00+00:00", "point"),
+    ],
+)
+def test_more_dates_and_parts_of_months(text: str, start: str, kind: str) -> None:
+    found = only(text, WEDNESDAY)
+    assert (found.start.isoformat(), found.kind) == (start, kind)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # waited, spent, been: a length up to the event
+        ("I've been waiting two hours for a reply.", "2026-12-02T07:00:00+00:00", "2026-12-02T09:00:00+00:00"),
+        ("I've been emailing your team for three weeks.", "2026-11-11T09:00:00+00:00", "2026-12-02T09:00:00+00:00"),
+        ("已经过去两周了，还没有消息", "2026-11-18T09:00:00+00:00", "2026-12-02T09:00:00+00:00"),
+        # a past word in another clause does not turn a length said ahead into the past
+        ("最近快递会慢一些，大概要两天", "2026-12-02T09:00:00+00:00", "2026-12-04T23:59:59+00:00"),
+    ],
+)
+def test_durations_up_to_or_from_the_event(text: str, start: str, end: str) -> None:
+    found = only(text, WEDNESDAY)
+    assert (found.kind, found.start.isoformat(), found.end.isoformat()) == ("duration", start, end)
+
+
+def test_second_fresh_set_every_deadline_exact_and_97_percent_overall() -> None:
+    items = load_gold(FRESH2)
+    verdicts = [(i, judge(i, ours(i))[0]) for i in items]
+    assert all(ok for i, ok in verdicts if i.kind == "deadline")
+    assert sum(ok for _, ok in verdicts) / len(items) >= 0.97
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # only an aside between commas borrows its sentence's tense
+        ("Friday works, I already told your colleague.", "2026-12-04"),
+        # "been" before a participle is no past: the Friday is ahead
+        ("Your visit has been moved to Friday.", "2026-12-04"),
+    ],
+)
+def test_a_date_ahead_stays_ahead(text: str, day: str) -> None:
+    assert only(text, WEDNESDAY).start.date().isoformat() == day
+
+
+def test_a_count_before_this_morning_is_no_clock() -> None:
+    assert [t.original_form for t in times("I bought 3 this morning.", WEDNESDAY)] == ["this morning"]
+
+
+def test_a_part_of_a_month_said_in_the_past_is_behind() -> None:
+    assert only("It was delivered in mid-October.", WEDNESDAY).start.date().isoformat() == "2026-10-11"

@@ -207,3 +207,46 @@ def test_a_request_asked_stays_a_request_whatever_the_head_says() -> None:
             return np.tile([0.99, 0.01], (len(texts), 1))
 
     assert type_units(turn, SureQuestion()).unit_kinds == ("action_request",)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # the Nth call or the Nth repair is a repeated contact, with no complaint word of its own
+        ("这已经是我第四次来电问这个订单了。", "repeat_complaint"),
+        ("热水器上周修过，这都是第二次修了。", "repeat_complaint"),
+        ("I'm writing about the router again, the light is still blinking red.", "repeat_complaint"),
+        ("That's twice now the courier has skipped my street.", "repeat_complaint"),
+        # a thing coming apart, a new scratch, a strange smell, an unreasonable demand
+        ("The sole of the left boot is coming apart after a week.", "complaint"),
+        ("The lid keeps popping off in the dishwasher.", "complaint"),
+        ("When the sofa arrived it had a scratch on the arm.", "complaint"),
+        ("冰箱里有一股怪味，清洗过也没用。", "complaint"),
+        ("让老人自己跑三趟来补材料，太不合理了。", "complaint"),
+    ],
+)
+def test_repeated_contacts_and_plain_problem_reports(text: str, kind: str) -> None:
+    assert _unit(text).unit_type == kind
+
+
+def test_a_smell_that_is_gone_is_no_complaint() -> None:
+    assert _unit("换了新滤网，屋里没有怪味了，谢谢。").unit_type != "complaint"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # no power to do it, or "we can't" + a plain verb: the business declines
+        ("这个我们客服没有这个权限，需要财务审批。", "refusal"),
+        ("We can't send a driver out on a Sunday.", "refusal"),
+        # an agent sending someone, or acting now, or promising with 一定: a commitment
+        ("我让工程师明天带备件过去。", "commitment"),
+        ("我现在就联系仓库核对库存。", "commitment"),
+        ("周五前一定给您回复。", "commitment"),
+        # a contraction before a state ("it's still pending", "it's on back order") is a status
+        ("It's still pending with the bank.", "status_update"),
+        ("The spare hinge is still on back order.", "status_update"),
+    ],
+)
+def test_agent_declines_and_promises(text: str, kind: str) -> None:
+    assert _unit(text, "agent").unit_type == kind
