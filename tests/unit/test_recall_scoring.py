@@ -514,6 +514,10 @@ def test_a_question_that_refers_back_counts_the_users_own_matters_for_the_floor(
     plain = score_pool(analyse_query("Do you sell gift cards?", TABLES), batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert plain.owned.tolist() == [0.0, 0.0, 0.0]  # no reference back: the words decide
     assert s.absolute.tolist() == plain.absolute.tolist()  # ranking and the absolute relevance are unchanged
+    pointed = analyse_query("那个导出的事批下来没有", TABLES)  # a referent phrase, no status or repeat word
+    assert pointed.refers_to_open
+    assert pointed.cue_families == ()
+    assert score_pool(pointed, batch, TABLES, NOW).owned.tolist() == [1.0, 1.0, 0.0]
 
 
 def test_a_status_question_ranks_the_agents_reply_to_the_matter_over_the_report() -> None:
