@@ -50,6 +50,7 @@ class QueryAnalysis:
     needs_certainty: bool
     focus: Focus
     refers_to_open: bool  # names no matter of its own ("my problem"): an open issue is its referent
+    points_back: bool  # a pronoun or demonstrative points at something already said ("that", "它", "那笔")
 
 
 def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
@@ -180,6 +181,7 @@ def analyse_query(
             text, tables.focus_handling, tables.focus_own, tables.focus_current, tables.focus_information
         ),
         refers_to_open=_refers_to_open(text, tables.open_referents),
+        points_back=says(text, tables.back_references),
     )
 
 

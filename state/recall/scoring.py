@@ -421,8 +421,11 @@ def score_pool(
     # "the other refund still hasn't shown up", "did it ever turn up?", "人到现在都没来") is about one of
     # their issues or promises, open or settled, whatever its words share with it; the floor reads
     # this only when the question names nothing the offered memories lack. A referent phrase ("那事",
-    # "the thing", "那个…的") points back at one of them as plainly as a repeat word does.
-    refers_back = still_waiting or asks_outcome or "repeat" in query.cue_families or query.refers_to_open
+    # "the thing", "那个…的") points back at one of them as plainly as a repeat word does, and so does a
+    # pronoun or demonstrative ("When does that kick in?", "那笔钱呢").
+    refers_back = (
+        still_waiting or asks_outcome or "repeat" in query.cue_families or query.refers_to_open or query.points_back
+    )
     owned = (batch.resolution != _NOT_AN_ISSUE) * content * 1.0 if refers_back and n else np.zeros(n)
     absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     if asks_outcome and batch.settled_by is not None and n:

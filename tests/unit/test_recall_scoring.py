@@ -518,6 +518,12 @@ def test_a_question_that_refers_back_counts_the_users_own_matters_for_the_floor(
     assert pointed.refers_to_open
     assert pointed.cue_families == ()
     assert score_pool(pointed, batch, TABLES, NOW).owned.tolist() == [1.0, 1.0, 0.0]
+    for text in ("When does that actually kick in?", "它换好了没", "那笔钱退了吗"):  # a pronoun or demonstrative
+        back = analyse_query(text, TABLES)
+        assert back.points_back, text
+        assert score_pool(back, batch, TABLES, NOW).owned.tolist() == [1.0, 1.0, 0.0]
+    for text in ("这个月的账单出了吗", "Is this month's bill out?", "Do you sell gift cards?"):
+        assert not analyse_query(text, TABLES).points_back, text  # the present, not something said before
 
 
 def test_a_status_question_ranks_the_agents_reply_to_the_matter_over_the_report() -> None:
