@@ -398,7 +398,10 @@ class RecallService:
         """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole;
         the user's own matter a question refers back to whole when it names nothing the memories lack."""
         owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
-        return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
+        # A sibling says the memories are about another matter: when they were said, or that the question
+        # points at a matter, no longer vouches for them; only the identifier the question names does.
+        grounded = r.scores.entity[i] if covered.siblings else r.scores.grounded[i]
+        return max(float(r.scores.absolute[i]) * covered.factor, float(grounded), owned)
 
     def _offer(self, question: str, r: _Ranked) -> list[int]:
         """The cues to offer: the fused ranking's first k with plain retrieval as a floor

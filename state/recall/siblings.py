@@ -12,7 +12,10 @@ names and the memories lack says "not held"; a memory holding a *different value
 in that place says "the stored matter is a sibling, not the answer", which is stronger evidence:
 * an identifier the memories lack, while they hold one of the same shape (letters and digit count:
   "55987" against "55102", "SF11…" against "SF12…");
-* a kin word the memories lack (by group: "我爸", "父亲", "dad" are one), while they hold another group;
+* a kin word the memories lack (by group: "我爸", "父亲", "dad" are one), while they hold another group,
+  or no relative at all ("my son's line" against "your line": the user's own matter, "我妈家那边燃气费"
+  against "我家电费"); a general word for relatives ("孩子", "kids", the `family` group) may stand for any
+  member, so it is neither asked nor another member;
 * a place name (jieba's ns) the memories lack, while they hold another one;
 * a noun modifying the next noun ("home" in "home insurance", "oven" in "the oven technician") the memories
   lack, while they hold that noun modified by another noun ("car insurance", "the dishwasher technician").
@@ -29,6 +32,7 @@ from state.core.language import CJK as _CJK
 from state.coref.taggers import en_tokens, zh_tokens
 from state.recall.specifics import Term
 
+FAMILY = "family"  # the kin group of words for relatives in general ("孩子", "kids", "家人"): any member
 _CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
@@ -61,9 +65,14 @@ def _kin(question: str, texts: Sequence[str], kin: Mapping[str, str]) -> list[st
     asked = kin_groups(question, kin)
     if not asked:
         return []
-    offered = kin_groups(" ".join(texts), kin)
-    if any(g in offered for g in asked):
+    asked.pop(FAMILY, None)  # "my kids", "家人": no one member, so no other member to tell apart
+    if not asked:
         return []
+    offered = kin_groups(" ".join(texts), kin)
+    if FAMILY in offered or any(g in offered for g in asked):
+        return []  # the asked member, or a word that may stand for them ("孩子" for "我儿子")
+    if not offered:  # no family member at all: the memories are the user's own matter, not the relative's
+        return [f"{w}→self" for w in asked.values()]
     return [f"{w}→{o}" for g, w in asked.items() for o in list(offered.values())[:1]]
 
 

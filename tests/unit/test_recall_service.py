@@ -303,6 +303,20 @@ def test_the_floor_reads_an_own_matter_only_when_the_question_names_nothing_miss
     assert RecallService._floor_relevance(r, 0, missing) == 0.05  # type: ignore[arg-type]
 
 
+def test_a_sibling_leaves_only_the_named_identifier_grounded_for_the_floor() -> None:
+    # "我爸上周做的 checkup 有结果了没" against the mother's check-up said last week: the period matches
+    scores = SimpleNamespace(
+        absolute=np.array([1.0]), grounded=np.array([1.0]), entity=np.array([0.0]), owned=np.array([0.0])
+    )
+    r = SimpleNamespace(scores=scores)
+    plain = Coverage(1.0, ("checkup",), ())
+    assert RecallService._floor_relevance(r, 0, plain) == 1.0  # type: ignore[arg-type]
+    sibling = Coverage(0.2, ("checkup",), ("我爸",), ("我爸→我妈",))
+    assert RecallService._floor_relevance(r, 0, sibling) == 0.2  # type: ignore[arg-type]
+    scores.entity = np.array([1.0])  # the identifier the question names is held: it still counts whole
+    assert RecallService._floor_relevance(r, 0, sibling) == 1.0  # type: ignore[arg-type]
+
+
 def _ranked(
     absolute: list[float], cosine: list[float], payloads: list[dict[str, str]] | None = None
 ) -> SimpleNamespace:

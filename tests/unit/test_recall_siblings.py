@@ -40,6 +40,16 @@ def test_one_family_member_named_two_ways_is_no_sibling() -> None:
     assert kin_groups("我爸和我妈", TABLES.kin) == {"father": "我爸", "mother": "我妈"}
 
 
+def test_a_relative_the_memories_never_name_is_a_sibling_of_the_user_themself() -> None:
+    assert _siblings("did you add the roaming pass to my son's line too?", ["I've added the pass to your line."]) == (
+        "son→self",
+    )
+    assert _siblings("我妈家那边燃气费欠了多少钱", ["我家电费怎么这个月四百多"]) == ("我妈→self",)
+    # a general word for relatives may stand for the one asked about, and is no member of its own
+    assert _siblings("我儿子的疫苗约在哪天", ["孩子的疫苗已约在周四上午"]) == ()
+    assert _siblings("when is the kids' dentist visit?", ["Your dentist visit is on Friday."]) == ()
+
+
 def test_another_place_is_a_sibling() -> None:
     assert _siblings("杭州的酒店能退吗", ["已为您预订南京的酒店，5月3日入住。"]) == ("杭州→南京",)
 
