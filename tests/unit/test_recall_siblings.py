@@ -50,6 +50,11 @@ def test_a_relative_the_memories_never_name_is_a_sibling_of_the_user_themself() 
     assert _siblings("when is the kids' dentist visit?", ["Your dentist visit is on Friday."]) == ()
 
 
+def test_another_card_named_by_its_last_digits_is_a_sibling() -> None:
+    assert _siblings("尾号3318那张卡今年的年费能不能免掉", ["你好 我尾号3381的信用卡 想提一下额度"]) == ("3318→3381",)
+    assert _siblings("is the card ending in 4471 blocked?", ["Your card ending 4417 is active."]) == ("4471→4417",)
+
+
 def test_another_place_is_a_sibling() -> None:
     assert _siblings("杭州的酒店能退吗", ["已为您预订南京的酒店，5月3日入住。"]) == ("杭州→南京",)
 
