@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from state.core.language import CJK as _CJK
-from state.coref.taggers import en_tokens, zh_tokens
+from state.coref.taggers import Token, en_tokens, zh_tokens
 from state.recall.specifics import Term
 
 FAMILY = "family"  # the kin group of words for relatives in general ("孩子", "kids", "家人"): any member
@@ -99,11 +99,27 @@ def _modifiers_en(text: str, head: str, stop: frozenset[str]) -> set[str]:
 
 def _modifiers_zh(text: str, head: str) -> set[str]:
     toks = zh_tokens(text)
-    return {
-        toks[i - 1].text.lower()
-        for i in range(1, len(toks))
-        if toks[i].text.lower() == head and toks[i - 1].tag.startswith("n") and len(toks[i - 1].text) >= 2
-    }
+    found: set[str] = set()
+    for i in range(1, len(toks)):
+        if toks[i].text.lower() != head:
+            continue
+        j = _word_before(toks, i)
+        if j >= 0 and (toks[j].tag.startswith("n") or toks[j].tag == "eng") and len(toks[j].text) >= 2:
+            found.add(toks[j].text.lower())
+    return found
+
+
+def _word_before(toks: Sequence[Token], i: int) -> int:
+    """The position of the word before token i, past spaces between scripts and one attributive 的
+    ("爱奇艺的 auto-renew": 爱奇艺); -1 when there is none."""
+    j = i - 1
+    while j >= 0 and not toks[j].text.strip():
+        j -= 1
+    if j >= 0 and toks[j].text == "的":
+        j -= 1
+        while j >= 0 and not toks[j].text.strip():
+            j -= 1
+    return j
 
 
 def _modifiers(missing: Sequence[Term], texts: Sequence[str], stop: frozenset[str]) -> list[str]:
@@ -114,7 +130,8 @@ def _modifiers(missing: Sequence[Term], texts: Sequence[str], stop: frozenset[st
             continue
         found: set[str] = set()
         for text in texts:
-            found |= _modifiers_zh(text, head) if t.cjk else _modifiers_en(text, head, stop)
+            # read by the memory's script: "Spotify" is asked about in a Chinese sentence as in an English one
+            found |= _modifiers_zh(text, head) if _CJK.search(text) else _modifiers_en(text, head, stop)
         found.discard(t.text.lower())
         if found:
             out.append(f"{t.text}→{sorted(found)[0]}")
@@ -138,10 +155,12 @@ def siblings(
     if not texts:
         return ()
     return tuple(
-        (
-            *_identifiers(missing, texts),
-            *_kin(question, texts, kin),
-            *_places(missing, texts),
-            *_modifiers(missing, texts, stop),
+        dict.fromkeys(  # a place that modifies the noun ("杭州的酒店") is found by both rules: once
+            (
+                *_identifiers(missing, texts),
+                *_kin(question, texts, kin),
+                *_places(missing, texts),
+                *_modifiers(missing, texts, stop),
+            )
         )
     )

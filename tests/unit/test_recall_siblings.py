@@ -55,6 +55,14 @@ def test_another_card_named_by_its_last_digits_is_a_sibling() -> None:
     assert _siblings("is the card ending in 4471 blocked?", ["Your card ending 4417 is active."]) == ("4471→4417",)
 
 
+def test_a_modifier_reads_past_the_space_between_scripts_and_an_attributive_de() -> None:
+    assert _siblings("我的 Spotify auto-renew 关掉了没有", ["爱奇艺的 auto-renew 帮我关掉 每个月扣25"]) == (
+        "Spotify→爱奇艺",
+    )
+    assert _siblings("宠物的保险怎么理赔", ["车辆的保险已续保"]) == ("宠物→车辆",)
+    assert _siblings("我的 Spotify auto-renew 关掉了没有", ["Spotify 的 auto-renew 已关闭"]) == ()
+
+
 def test_another_place_is_a_sibling() -> None:
     assert _siblings("杭州的酒店能退吗", ["已为您预订南京的酒店，5月3日入住。"]) == ("杭州→南京",)
 
