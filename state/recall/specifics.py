@@ -100,6 +100,9 @@ def _asked_en(tags: Sequence[tuple[str, str]]) -> set[int]:
     while i < len(tags):
         if tags[i][0].lower() in _EN_WH:
             j = i + 1
+            if tags[i][0].lower() in ("much", "many") and j < len(tags) and tags[j][1] == "DET":
+                i = j  # "how much the Enterprise tier costs": a clause follows, not the thing counted
+                continue
             while j < len(tags):
                 word, tag = tags[j]
                 if tag in ("NOUN", "PROPN") or (word.lower() == "of" and tags[j - 1][0].lower() in _EN_KIND):
