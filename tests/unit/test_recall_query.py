@@ -107,3 +107,7 @@ def test_what_the_agent_told_me_is_information_held_by_the_agents_turn() -> None
     assert analyse_query("its kicking me out again, what did you tell me last time", TABLES).focus == "information"
     assert analyse_query("when is 66154 supposed to come?", TABLES).focus == "information"
     assert analyse_query("what was the manager call about, when was it scheduled?", TABLES).focus == "information"
+    # what the agent said it comes to, and any amount asked for ("多少" with or without 钱)
+    assert analyse_query("那台平板我决定换了 它当时你们说能抵多少", TABLES).focus == "information"
+    assert analyse_query("运费大概多少", TABLES).focus == "information"
+    assert analyse_query("你说的那个办法我试了", TABLES).focus == "information"
