@@ -76,6 +76,8 @@ def test_answer_focus_reads_the_question() -> None:
     assert analyse_query("我现在约的保洁是哪天？", tables).focus == "current"
     assert analyse_query("What did it cost?", tables).focus == "answer"  # whole words: not "what did i"
     assert analyse_query("How did that get resolved in the end?", tables).focus == "handling"
+    assert analyse_query("还是那个代码 上次我是怎么搞好的", tables).focus == "handling"  # how it got fixed
+    assert analyse_query("你们怎么还没修好", tables).focus == "answer"  # not fixed: a complaint, no "how"
     assert analyse_query("Why did I call you last week?", tables).focus == "own"
     assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"
 
