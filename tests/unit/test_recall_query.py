@@ -113,3 +113,6 @@ def test_what_the_agent_told_me_is_information_held_by_the_agents_turn() -> None
     assert analyse_query("那台平板我决定换了 它当时你们说能抵多少", TABLES).focus == "information"
     assert analyse_query("运费大概多少", TABLES).focus == "information"
     assert analyse_query("你说的那个办法我试了", TABLES).focus == "information"
+    # a number or a code asked for again: the agent gave it in reply to what the customer reported
+    assert analyse_query("修理厂跟我要车子那次的案件编号 你再发我一下", TABLES).focus == "information"
+    assert analyse_query("what's the confirmation code for my trip?", TABLES).focus == "information"
