@@ -60,7 +60,15 @@ from state.recall.resolution import (
     asks_still_waiting,
     resolution_file,
 )
-from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_retrieved, score_pool, top_indices
+from state.recall.scoring import (
+    CandidateBatch,
+    PoolScores,
+    candidate_batch,
+    keep_retrieved,
+    replies,
+    score_pool,
+    top_indices,
+)
 from state.recall.siblings import siblings
 from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
@@ -408,7 +416,8 @@ class RecallService:
         (`keep_retrieved`), or none when nothing among exactly those clears the relevance floor.
         The floor judges what would be offered, so a turn retrieval vouches for is judged too."""
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
-        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        answered = replies(r.batch, self._tables.get().relevance.neighbour_max_gap_s)
+        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues, answered)
         covered = self._coverage(question, r, picked)
         if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
             return []  # nothing stored is relevant enough: abstain rather than offer the least bad

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -547,12 +548,34 @@ def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArra
     return out
 
 
+def replies(batch: CandidateBatch, max_gap_s: float) -> dict[int, int]:
+    """Turn code → the code of the turn that replies to it: the next candidate turn of the same session,
+    said by the other side within `max_gap_s` (the customer's report → the agent's answer to it)."""
+    n = len(batch.payloads)
+    if n < 2:
+        return {}
+    codes = batch.turn if batch.turn is not None else np.arange(n)
+    customer = said_by_customer(batch.payloads)
+    first: dict[int, int] = {}
+    for i in range(n):
+        first.setdefault(int(codes[i]), i)
+    turns = sorted(first, key=lambda c: (int(batch.session[first[c]]), float(batch.ts[first[c]])))
+    out: dict[int, int] = {}
+    for a, b in pairwise(turns):
+        i, j = first[a], first[b]
+        same = batch.session[i] == batch.session[j] and abs(float(batch.ts[j] - batch.ts[i])) <= max_gap_s
+        if same and customer[i] != customer[j]:
+            out[a] = b
+    return out
+
+
 def keep_retrieved(
     picked: Sequence[int],
     scores: PoolScores,
     cosine: F,
     turn: npt.NDArray[np.int64] | None,
     k: int,
+    answered_by: Mapping[int, int] | None = None,
 ) -> list[int]:
     """At most k cues with plain retrieval as a floor: the eligible turn closest to the question by
     cosine, and every turn that both the cosine and the BM25 ranking put among their first k, are
@@ -595,9 +618,10 @@ def keep_retrieved(
     agreed.sort(key=lambda t: -float(scores.final[best[t]]))
     vouched = list(dict.fromkeys([dense[0], *agreed]))
     present = {int(codes[i]) for i in out}
+    replies = answered_by or {}
     for t in vouched:
-        if t in present:
-            continue
+        if t in present or replies.get(t) in present:
+            continue  # there, or the turn that answers it is: the exchange has its place
         unit = nearest_unit if t == dense[0] else best[t]
         if len(out) >= k:
             # the last pick after the first that no retriever vouches for gives its place

@@ -334,7 +334,14 @@ def _ranked(
         people=(),
     )
     texts = payloads or [{"text": f"第{i}条"} for i in range(n)]
-    batch = SimpleNamespace(turn=np.arange(n), semantic=np.array(cosine), payloads=texts, speakers=[""] * n)
+    batch = SimpleNamespace(
+        turn=np.arange(n),
+        semantic=np.array(cosine),
+        payloads=texts,
+        speakers=[""] * n,
+        session=np.arange(n),  # one turn a session: no exchanges
+        ts=np.zeros(n),
+    )
     return SimpleNamespace(batch=batch, scores=scores, max_cues=3, floor=0.25)
 
 
