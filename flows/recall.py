@@ -49,7 +49,7 @@ from state.core.hotfile import HotFile
 from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
-from state.recall.explain import build_cues
+from state.recall.explain import build_cues, shown_text
 from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import (
@@ -60,7 +60,15 @@ from state.recall.resolution import (
     asks_still_waiting,
     resolution_file,
 )
-from state.recall.scoring import CandidateBatch, PoolScores, candidate_batch, keep_retrieved, score_pool, top_indices
+from state.recall.scoring import (
+    CandidateBatch,
+    PoolScores,
+    candidate_batch,
+    keep_retrieved,
+    replies,
+    score_pool,
+    top_indices,
+)
 from state.recall.siblings import siblings
 from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
@@ -382,7 +390,7 @@ class RecallService:
         """How many of the specific things the question names the memories about to be offered hold."""
         tables = self._tables.get()
         rw = tables.relevance
-        texts = [str(r.batch.payloads[i].get("text", "")) for i in picked]
+        texts = [shown_text(r.batch.payloads[i]) for i in picked]  # the cue as offered: unit, turn, turn before
         names = frozenset(s.lower() for s in (*r.batch.speakers, *r.scores.people) if s)
         terms = specific_terms(question, tables.general_terms)
         covered = coverage(terms, texts, rw.unmatched_floor, rw.identifier_mismatch, names)
@@ -398,17 +406,28 @@ class RecallService:
         """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole;
         the user's own matter a question refers back to whole when it names nothing the memories lack."""
         owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
-        return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
+        # A sibling says the memories are about another matter: when they were said, or that the question
+        # points at a matter, no longer vouches for them; only the identifier the question names does.
+        grounded = r.scores.entity[i] if covered.siblings else r.scores.grounded[i]
+        return max(float(r.scores.absolute[i]) * covered.factor, float(grounded), owned)
+
+    def _offer(self, question: str, r: _Ranked) -> list[int]:
+        """The cues to offer: the fused ranking's first k with plain retrieval as a floor
+        (`keep_retrieved`), or none when nothing among exactly those clears the relevance floor.
+        The floor judges what would be offered, so a turn retrieval vouches for is judged too."""
+        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
+        answered = replies(r.batch, self._tables.get().relevance.neighbour_max_gap_s)
+        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues, answered)
+        covered = self._coverage(question, r, picked)
+        if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
+            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
+        return picked
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
-        covered = self._coverage(request.query_text, r, picked)
-        if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
-            picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        picked = self._offer(request.query_text, r)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

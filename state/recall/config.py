@@ -131,6 +131,7 @@ class RecallTables:
     focus_current: tuple[str, ...]
     focus_information: tuple[str, ...]
     open_referents: tuple[str, ...]
+    back_references: tuple[str, ...]
     general_terms: frozenset[str]
     kin: Mapping[str, str]  # a kin word → its group ("我爸", "dad" → father): state/recall/siblings.py
 
@@ -259,6 +260,7 @@ def parse_tables(weights: Mapping[str, Any], lexicon: Mapping[str, Any]) -> Reca
         focus_current=tuple(w.lower() for w in _words(focus.get("current"), "lexicon.focus.current")),
         focus_information=tuple(w.lower() for w in _words(focus.get("information"), "lexicon.focus.information")),
         open_referents=tuple(w.lower() for w in _words(lexicon.get("open_referents"), "lexicon.open_referents")),
+        back_references=tuple(w.lower() for w in _words(lexicon.get("back_references"), "lexicon.back_references")),
         general_terms=frozenset(
             w.lower()
             for lang in _section(lexicon, "general_terms", "lexicon").values()

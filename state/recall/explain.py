@@ -8,7 +8,7 @@ explanation and the admin marker `[DEBUG:cue=<id>,css=<score>]`. State: none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from schemas.recall import Cue, ScoreComponents
 from state.recall.scoring import CandidateBatch, PoolScores
@@ -32,6 +32,18 @@ def debug_marker(cid: str, css: float) -> str:
     '[DEBUG:cue=CUE-7891,css=0.871]'
     """
     return f"[DEBUG:cue={cid},css={css:.3f}]"
+
+
+def shown_text(payload: Mapping[str, object]) -> str:
+    """What a cue shows of its memory: the unit, its whole turn and the session's turn before it
+    (`Cue.text`, `turn_text`, `context_prev`), one string; what the abstain floor asks to hold the
+    things the question names.
+
+    >>> shown_text({"text": "两天内到账。", "source_text": "补偿券两天内到账。", "context_prev": "客户: 补偿呢？"})
+    '两天内到账。 补偿券两天内到账。 客户: 补偿呢？'
+    """
+    parts = (payload.get(f) for f in ("text", "source_text", "context_prev"))
+    return " ".join(dict.fromkeys(str(p) for p in parts if p))
 
 
 def _about(payload: dict[str, object], limit: int = 24) -> str:

@@ -29,7 +29,7 @@ _IDENTIFIER = re.compile(
     r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}|\d{5,}(?!\s*[元块])|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])"
 )
 # A shorter number is an identifier where a record noun names it: "订单7719", "7731那个订单", "order #4471".
-_RECORD = r"(?:订单|单号|运单|工单|order|ticket|case|invoice|booking|ref(?:erence)?)"
+_RECORD = r"(?:订单|单号|运单|工单|尾号|卡号|order|ticket|case|invoice|booking|ref(?:erence)?|ending(?: in)?)"
 _NAMED_NUMBER = re.compile(
     rf"{_RECORD}\s*(?:no\.?|number|号|#)?\s*#?(\d{{4,}})(?!\d)|(?<![\d.,$¥€£])(\d{{4,}})\s*(?:那个|这个|的|号)?\s*{_RECORD}",
     re.IGNORECASE,
@@ -50,6 +50,7 @@ class QueryAnalysis:
     needs_certainty: bool
     focus: Focus
     refers_to_open: bool  # names no matter of its own ("my problem"): an open issue is its referent
+    points_back: bool  # a pronoun or demonstrative points at something already said ("that", "它", "那笔")
 
 
 def classify_question(text: str, tables: RecallTables) -> ClassSpec | None:
@@ -148,6 +149,10 @@ def named_numbers(text: str) -> tuple[str, ...]:
 
     >>> named_numbers("7731那个订单到哪了"), named_numbers("Order 4471 and 2 items")
     (('7731',), ('4471',))
+
+    A card or an account is named by its last digits ("尾号3318", "card ending in 4471"):
+    >>> named_numbers("尾号3318那张卡的年费"), named_numbers("my card ending in 4471")
+    (('3318',), ('4471',))
     """
     return tuple(dict.fromkeys(m.group(1) or m.group(2) for m in _NAMED_NUMBER.finditer(text)))
 
@@ -180,6 +185,7 @@ def analyse_query(
             text, tables.focus_handling, tables.focus_own, tables.focus_current, tables.focus_information
         ),
         refers_to_open=_refers_to_open(text, tables.open_referents),
+        points_back=says(text, tables.back_references),
     )
 
 

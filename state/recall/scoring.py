@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -420,8 +421,12 @@ def score_pool(
     # A question that refers back to a matter of the user's own ("exports are getting truncated again",
     # "the other refund still hasn't shown up", "did it ever turn up?", "人到现在都没来") is about one of
     # their issues or promises, open or settled, whatever its words share with it; the floor reads
-    # this only when the question names nothing the offered memories lack.
-    refers_back = still_waiting or asks_outcome or "repeat" in query.cue_families
+    # this only when the question names nothing the offered memories lack. A referent phrase ("那事",
+    # "the thing", "那个…的") points back at one of them as plainly as a repeat word does, and so does a
+    # pronoun or demonstrative ("When does that kick in?", "那笔钱呢").
+    refers_back = (
+        still_waiting or asks_outcome or "repeat" in query.cue_families or query.refers_to_open or query.points_back
+    )
     owned = (batch.resolution != _NOT_AN_ISSUE) * content * 1.0 if refers_back and n else np.zeros(n)
     absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     if asks_outcome and batch.settled_by is not None and n:
@@ -543,12 +548,34 @@ def top_indices(scores: PoolScores, k: int, floor: float = 0.0, turn: npt.NDArra
     return out
 
 
+def replies(batch: CandidateBatch, max_gap_s: float) -> dict[int, int]:
+    """Turn code → the code of the turn that replies to it: the next candidate turn of the same session,
+    said by the other side within `max_gap_s` (the customer's report → the agent's answer to it)."""
+    n = len(batch.payloads)
+    if n < 2:
+        return {}
+    codes = batch.turn if batch.turn is not None else np.arange(n)
+    customer = said_by_customer(batch.payloads)
+    first: dict[int, int] = {}
+    for i in range(n):
+        first.setdefault(int(codes[i]), i)
+    turns = sorted(first, key=lambda c: (int(batch.session[first[c]]), float(batch.ts[first[c]])))
+    out: dict[int, int] = {}
+    for a, b in pairwise(turns):
+        i, j = first[a], first[b]
+        same = batch.session[i] == batch.session[j] and abs(float(batch.ts[j] - batch.ts[i])) <= max_gap_s
+        if same and customer[i] != customer[j]:
+            out[a] = b
+    return out
+
+
 def keep_retrieved(
     picked: Sequence[int],
     scores: PoolScores,
     cosine: F,
     turn: npt.NDArray[np.int64] | None,
     k: int,
+    answered_by: Mapping[int, int] | None = None,
 ) -> list[int]:
     """At most k cues with plain retrieval as a floor: the eligible turn closest to the question by
     cosine, and every turn that both the cosine and the BM25 ranking put among their first k, are
@@ -591,9 +618,10 @@ def keep_retrieved(
     agreed.sort(key=lambda t: -float(scores.final[best[t]]))
     vouched = list(dict.fromkeys([dense[0], *agreed]))
     present = {int(codes[i]) for i in out}
+    replies = answered_by or {}
     for t in vouched:
-        if t in present:
-            continue
+        if t in present or replies.get(t) in present:
+            continue  # there, or the turn that answers it is: the exchange has its place
         unit = nearest_unit if t == dense[0] else best[t]
         if len(out) >= k:
             # the last pick after the first that no retriever vouches for gives its place

@@ -12,7 +12,10 @@ names and the memories lack says "not held"; a memory holding a *different value
 in that place says "the stored matter is a sibling, not the answer", which is stronger evidence:
 * an identifier the memories lack, while they hold one of the same shape (letters and digit count:
   "55987" against "55102", "SF11…" against "SF12…");
-* a kin word the memories lack (by group: "我爸", "父亲", "dad" are one), while they hold another group;
+* a kin word the memories lack (by group: "我爸", "父亲", "dad" are one), while they hold another group,
+  or no relative at all ("my son's line" against "your line": the user's own matter, "我妈家那边燃气费"
+  against "我家电费"); a general word for relatives ("孩子", "kids", the `family` group) may stand for any
+  member, so it is neither asked nor another member;
 * a place name (jieba's ns) the memories lack, while they hold another one;
 * a noun modifying the next noun ("home" in "home insurance", "oven" in "the oven technician") the memories
   lack, while they hold that noun modified by another noun ("car insurance", "the dishwasher technician").
@@ -26,9 +29,10 @@ import re
 from collections.abc import Mapping, Sequence
 
 from state.core.language import CJK as _CJK
-from state.coref.taggers import en_tokens, zh_tokens
+from state.coref.taggers import Token, en_tokens, zh_tokens
 from state.recall.specifics import Term
 
+FAMILY = "family"  # the kin group of words for relatives in general ("孩子", "kids", "家人"): any member
 _CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 
@@ -61,9 +65,14 @@ def _kin(question: str, texts: Sequence[str], kin: Mapping[str, str]) -> list[st
     asked = kin_groups(question, kin)
     if not asked:
         return []
-    offered = kin_groups(" ".join(texts), kin)
-    if any(g in offered for g in asked):
+    asked.pop(FAMILY, None)  # "my kids", "家人": no one member, so no other member to tell apart
+    if not asked:
         return []
+    offered = kin_groups(" ".join(texts), kin)
+    if FAMILY in offered or any(g in offered for g in asked):
+        return []  # the asked member, or a word that may stand for them ("孩子" for "我儿子")
+    if not offered:  # no family member at all: the memories are the user's own matter, not the relative's
+        return [f"{w}→self" for w in asked.values()]
     return [f"{w}→{o}" for g, w in asked.items() for o in list(offered.values())[:1]]
 
 
@@ -90,11 +99,27 @@ def _modifiers_en(text: str, head: str, stop: frozenset[str]) -> set[str]:
 
 def _modifiers_zh(text: str, head: str) -> set[str]:
     toks = zh_tokens(text)
-    return {
-        toks[i - 1].text.lower()
-        for i in range(1, len(toks))
-        if toks[i].text.lower() == head and toks[i - 1].tag.startswith("n") and len(toks[i - 1].text) >= 2
-    }
+    found: set[str] = set()
+    for i in range(1, len(toks)):
+        if toks[i].text.lower() != head:
+            continue
+        j = _word_before(toks, i)
+        if j >= 0 and (toks[j].tag.startswith("n") or toks[j].tag == "eng") and len(toks[j].text) >= 2:
+            found.add(toks[j].text.lower())
+    return found
+
+
+def _word_before(toks: Sequence[Token], i: int) -> int:
+    """The position of the word before token i, past spaces between scripts and one attributive 的
+    ("爱奇艺的 auto-renew": 爱奇艺); -1 when there is none."""
+    j = i - 1
+    while j >= 0 and not toks[j].text.strip():
+        j -= 1
+    if j >= 0 and toks[j].text == "的":
+        j -= 1
+        while j >= 0 and not toks[j].text.strip():
+            j -= 1
+    return j
 
 
 def _modifiers(missing: Sequence[Term], texts: Sequence[str], stop: frozenset[str]) -> list[str]:
@@ -105,7 +130,8 @@ def _modifiers(missing: Sequence[Term], texts: Sequence[str], stop: frozenset[st
             continue
         found: set[str] = set()
         for text in texts:
-            found |= _modifiers_zh(text, head) if t.cjk else _modifiers_en(text, head, stop)
+            # read by the memory's script: "Spotify" is asked about in a Chinese sentence as in an English one
+            found |= _modifiers_zh(text, head) if _CJK.search(text) else _modifiers_en(text, head, stop)
         found.discard(t.text.lower())
         if found:
             out.append(f"{t.text}→{sorted(found)[0]}")
@@ -129,10 +155,12 @@ def siblings(
     if not texts:
         return ()
     return tuple(
-        (
-            *_identifiers(missing, texts),
-            *_kin(question, texts, kin),
-            *_places(missing, texts),
-            *_modifiers(missing, texts, stop),
+        dict.fromkeys(  # a place that modifies the noun ("杭州的酒店") is found by both rules: once
+            (
+                *_identifiers(missing, texts),
+                *_kin(question, texts, kin),
+                *_places(missing, texts),
+                *_modifiers(missing, texts, stop),
+            )
         )
     )

@@ -100,6 +100,9 @@ def _asked_en(tags: Sequence[tuple[str, str]]) -> set[int]:
     while i < len(tags):
         if tags[i][0].lower() in _EN_WH:
             j = i + 1
+            if tags[i][0].lower() in ("much", "many") and j < len(tags) and tags[j][1] == "DET":
+                i = j  # "how much the Enterprise tier costs": a clause follows, not the thing counted
+                continue
             while j < len(tags):
                 word, tag = tags[j]
                 if tag in ("NOUN", "PROPN") or (word.lower() == "of" and tags[j - 1][0].lower() in _EN_KIND):
@@ -179,10 +182,24 @@ def specific_terms(text: str, general: frozenset[str]) -> tuple[Term, ...]:
                 nouns.append((k, len(out) - 1))
     noun_at = {k for k, tok in enumerate(toks) if tok.tag.startswith("n") or tok.tag in ("eng", "NOUN", "PROPN")}
     for k, j in nouns:  # the noun right after it, a term or a general one ("oven" in "the oven technician")
-        if k + 1 in noun_at and not out[j].identifier:
-            out[j] = replace(out[j], modifies=toks[k + 1].text)
+        nxt = _next_word(toks, k)
+        if nxt in noun_at and not out[j].identifier:
+            out[j] = replace(out[j], modifies=toks[nxt].text)
     at = _head_at(out, nouns, cjk=bool(_CJK.search(text)))
     return _with_head(tuple(dict.fromkeys(out)), None if at is None else out[at])
+
+
+def _next_word(toks: Sequence[Token], k: int) -> int:
+    """The position of the word after token k, past the spaces jieba keeps between scripts ("Spotify
+    auto-renew") and one attributive 的 ("爱奇艺的会员"): a noun there is what token k modifies."""
+    i = k + 1
+    while i < len(toks) and not toks[i].text.strip():
+        i += 1
+    if i < len(toks) and toks[i].text == "的":
+        i += 1
+        while i < len(toks) and not toks[i].text.strip():
+            i += 1
+    return i
 
 
 def _head_at(out: Sequence[Term], nouns: Sequence[tuple[int, int]], cjk: bool) -> int | None:

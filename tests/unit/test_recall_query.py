@@ -76,6 +76,8 @@ def test_answer_focus_reads_the_question() -> None:
     assert analyse_query("我现在约的保洁是哪天？", tables).focus == "current"
     assert analyse_query("What did it cost?", tables).focus == "answer"  # whole words: not "what did i"
     assert analyse_query("How did that get resolved in the end?", tables).focus == "handling"
+    assert analyse_query("还是那个代码 上次我是怎么搞好的", tables).focus == "handling"  # how it got fixed
+    assert analyse_query("你们怎么还没修好", tables).focus == "answer"  # not fixed: a complaint, no "how"
     assert analyse_query("Why did I call you last week?", tables).focus == "own"
     assert analyse_query("When did Caroline go to the support group?", tables).focus == "answer"
 
@@ -107,3 +109,10 @@ def test_what_the_agent_told_me_is_information_held_by_the_agents_turn() -> None
     assert analyse_query("its kicking me out again, what did you tell me last time", TABLES).focus == "information"
     assert analyse_query("when is 66154 supposed to come?", TABLES).focus == "information"
     assert analyse_query("what was the manager call about, when was it scheduled?", TABLES).focus == "information"
+    # what the agent said it comes to, and any amount asked for ("多少" with or without 钱)
+    assert analyse_query("那台平板我决定换了 它当时你们说能抵多少", TABLES).focus == "information"
+    assert analyse_query("运费大概多少", TABLES).focus == "information"
+    assert analyse_query("你说的那个办法我试了", TABLES).focus == "information"
+    # a number or a code asked for again: the agent gave it in reply to what the customer reported
+    assert analyse_query("修理厂跟我要车子那次的案件编号 你再发我一下", TABLES).focus == "information"
+    assert analyse_query("what's the confirmation code for my trip?", TABLES).focus == "information"

@@ -10,7 +10,14 @@ from schemas.memory import EmotionLoad, TimeExpression, Validity
 from state.recall.config import load_tables
 from state.recall.query import analyse_query
 from state.recall.resolution import IssueView
-from state.recall.scoring import candidate_batch, keep_retrieved, score_pool, top_indices, validity_filter
+from state.recall.scoring import (
+    candidate_batch,
+    keep_retrieved,
+    replies,
+    score_pool,
+    top_indices,
+    validity_filter,
+)
 from tests.recall_support import T0, unit
 
 TABLES = load_tables()
@@ -385,6 +392,35 @@ def test_a_turn_both_retrievers_rank_high_is_among_the_cues() -> None:
     assert keep_retrieved([4, 0, 2], s, cosine, None, 3)[0] == 4
 
 
+def test_the_nearest_turn_is_kept_through_the_reply_that_answers_it() -> None:
+    units = [
+        unit("the balcony door lock is broken", n=1, session="s1", ts=NOW - timedelta(days=3)),
+        unit(
+            "the lock cylinder is on order, a technician will replace it by Thursday",
+            n=2,
+            session="s1",
+            ts=NOW - timedelta(days=3) + timedelta(seconds=40),
+            speaker_role="agent",
+        ),
+        unit("the bathroom ceiling is dripping", n=3, session="s2", ts=NOW - timedelta(days=2)),
+        unit(
+            "a technician will check the waterproofing tomorrow morning",
+            n=4,
+            session="s2",
+            ts=NOW - timedelta(days=2) + timedelta(seconds=40),
+            speaker_role="agent",
+        ),
+        unit("can I get an invoice for the leak repair?", n=5, session="s3", ts=NOW - timedelta(days=1)),
+    ]
+    batch = _batch(units)
+    answered = replies(batch, TABLES.relevance.neighbour_max_gap_s)
+    assert answered == {0: 1, 2: 3}  # the customer's report → the agent's answer to it, per session
+    s = replace(score_pool(analyse_query("where is the technician", TABLES), batch, TABLES, NOW), lexical=np.zeros(5))
+    cosine = np.array([0.95, 0.80, 0.81, 0.90, 0.82])  # the report of the lock is the nearest turn
+    assert keep_retrieved([3, 1, 4], s, cosine, None, 3) == [3, 1, 0]  # without the exchanges: the report takes a place
+    assert keep_retrieved([3, 1, 4], s, cosine, None, 3, answered) == [3, 1, 4]  # its answer (1) stands for it
+
+
 def test_a_question_naming_no_matter_ranks_the_open_issue_first() -> None:
     units = [
         unit("found it: the certificate had expired", n=1, session="s1", speaker_role="agent"),
@@ -514,6 +550,16 @@ def test_a_question_that_refers_back_counts_the_users_own_matters_for_the_floor(
     plain = score_pool(analyse_query("Do you sell gift cards?", TABLES), batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert plain.owned.tolist() == [0.0, 0.0, 0.0]  # no reference back: the words decide
     assert s.absolute.tolist() == plain.absolute.tolist()  # ranking and the absolute relevance are unchanged
+    pointed = analyse_query("那个导出的事批下来没有", TABLES)  # a referent phrase, no status or repeat word
+    assert pointed.refers_to_open
+    assert pointed.cue_families == ()
+    assert score_pool(pointed, batch, TABLES, NOW).owned.tolist() == [1.0, 1.0, 0.0]
+    for text in ("When does that actually kick in?", "它换好了没", "那笔钱退了吗"):  # a pronoun or demonstrative
+        back = analyse_query(text, TABLES)
+        assert back.points_back, text
+        assert score_pool(back, batch, TABLES, NOW).owned.tolist() == [1.0, 1.0, 0.0]
+    for text in ("这个月的账单出了吗", "Is this month's bill out?", "Do you sell gift cards?"):
+        assert not analyse_query(text, TABLES).points_back, text  # the present, not something said before
 
 
 def test_a_status_question_ranks_the_agents_reply_to_the_matter_over_the_report() -> None:

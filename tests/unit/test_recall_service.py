@@ -301,3 +301,68 @@ def test_the_floor_reads_an_own_matter_only_when_the_question_names_nothing_miss
     assert RecallService._floor_relevance(r, 0, Coverage(1.0, ("exports",), ())) == 1.0  # type: ignore[arg-type]
     missing = Coverage(0.5, (), ("network",))  # "我家的网络怎么又断了" with no network in the memories
     assert RecallService._floor_relevance(r, 0, missing) == 0.05  # type: ignore[arg-type]
+
+
+def test_a_sibling_leaves_only_the_named_identifier_grounded_for_the_floor() -> None:
+    # "我爸上周做的 checkup 有结果了没" against the mother's check-up said last week: the period matches
+    scores = SimpleNamespace(
+        absolute=np.array([1.0]), grounded=np.array([1.0]), entity=np.array([0.0]), owned=np.array([0.0])
+    )
+    r = SimpleNamespace(scores=scores)
+    plain = Coverage(1.0, ("checkup",), ())
+    assert RecallService._floor_relevance(r, 0, plain) == 1.0  # type: ignore[arg-type]
+    sibling = Coverage(0.2, ("checkup",), ("我爸",), ("我爸→我妈",))
+    assert RecallService._floor_relevance(r, 0, sibling) == 0.2  # type: ignore[arg-type]
+    scores.entity = np.array([1.0])  # the identifier the question names is held: it still counts whole
+    assert RecallService._floor_relevance(r, 0, sibling) == 1.0  # type: ignore[arg-type]
+
+
+def _ranked(
+    absolute: list[float], cosine: list[float], payloads: list[dict[str, str]] | None = None
+) -> SimpleNamespace:
+    """A ranked pool of one turn per candidate, the fused order 0, 1, 2, …; what `_offer` reads."""
+    n = len(absolute)
+    final = np.linspace(1.2, 0.6, n)
+    scores = SimpleNamespace(
+        eligible=np.ones(n, dtype=bool),
+        relevance=final,
+        lexical=np.zeros(n),
+        final=final,
+        absolute=np.array(absolute),
+        grounded=np.zeros(n),
+        owned=np.zeros(n),
+        people=(),
+    )
+    texts = payloads or [{"text": f"第{i}条"} for i in range(n)]
+    batch = SimpleNamespace(
+        turn=np.arange(n),
+        semantic=np.array(cosine),
+        payloads=texts,
+        speakers=[""] * n,
+        session=np.arange(n),  # one turn a session: no exchanges
+        ts=np.zeros(n),
+    )
+    return SimpleNamespace(batch=batch, scores=scores, max_cues=3, floor=0.25)
+
+
+def test_the_floor_judges_the_cues_retrieval_keeps_among_them(store: QdrantEdgeStore) -> None:
+    service = _service(store)
+    # the fused ranking's first three carry labels, not similarity; the nearest turn by cosine comes fourth
+    r = _ranked([0.1, 0.1, 0.1, 0.6], [0.80, 0.79, 0.78, 0.90])
+    assert service._offer("怎么样了", r) == [0, 1, 3]  # type: ignore[arg-type]
+    unrelated = _ranked([0.1, 0.1, 0.1, 0.1], [0.80, 0.79, 0.78, 0.90])
+    assert service._offer("怎么样了", unrelated) == []  # type: ignore[arg-type]
+
+
+def test_the_floor_reads_what_a_cue_shows_its_turn_and_the_turn_before(store: QdrantEdgeStore) -> None:
+    service = _service(store)
+    reply = {"text": "两天内发到您的账户。"}
+    unit_only = _ranked([0.6], [0.9], [reply])
+    assert service._coverage("优惠券什么时候到", unit_only, [0]).missing == ("优惠券",)  # type: ignore[arg-type]
+    for shown in (
+        {**reply, "source_text": "我们会补偿一张五十元的优惠券，两天内发到您的账户。"},
+        {**reply, "context_prev": "客户: 说好的优惠券呢？"},
+    ):
+        covered = service._coverage("优惠券什么时候到", _ranked([0.6], [0.9], [shown]), [0])  # type: ignore[arg-type]
+        assert covered.factor == 1.0
+        assert covered.held == ("优惠券",)

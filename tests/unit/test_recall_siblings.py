@@ -40,6 +40,29 @@ def test_one_family_member_named_two_ways_is_no_sibling() -> None:
     assert kin_groups("我爸和我妈", TABLES.kin) == {"father": "我爸", "mother": "我妈"}
 
 
+def test_a_relative_the_memories_never_name_is_a_sibling_of_the_user_themself() -> None:
+    assert _siblings("did you add the roaming pass to my son's line too?", ["I've added the pass to your line."]) == (
+        "son→self",
+    )
+    assert _siblings("我妈家那边燃气费欠了多少钱", ["我家电费怎么这个月四百多"]) == ("我妈→self",)
+    # a general word for relatives may stand for the one asked about, and is no member of its own
+    assert _siblings("我儿子的疫苗约在哪天", ["孩子的疫苗已约在周四上午"]) == ()
+    assert _siblings("when is the kids' dentist visit?", ["Your dentist visit is on Friday."]) == ()
+
+
+def test_another_card_named_by_its_last_digits_is_a_sibling() -> None:
+    assert _siblings("尾号3318那张卡今年的年费能不能免掉", ["你好 我尾号3381的信用卡 想提一下额度"]) == ("3318→3381",)
+    assert _siblings("is the card ending in 4471 blocked?", ["Your card ending 4417 is active."]) == ("4471→4417",)
+
+
+def test_a_modifier_reads_past_the_space_between_scripts_and_an_attributive_de() -> None:
+    assert _siblings("我的 Spotify auto-renew 关掉了没有", ["爱奇艺的 auto-renew 帮我关掉 每个月扣25"]) == (
+        "Spotify→爱奇艺",
+    )
+    assert _siblings("宠物的保险怎么理赔", ["车辆的保险已续保"]) == ("宠物→车辆",)
+    assert _siblings("我的 Spotify auto-renew 关掉了没有", ["Spotify 的 auto-renew 已关闭"]) == ()
+
+
 def test_another_place_is_a_sibling() -> None:
     assert _siblings("杭州的酒店能退吗", ["已为您预订南京的酒店，5月3日入住。"]) == ("杭州→南京",)
 

@@ -77,6 +77,16 @@ def test_what_a_wh_word_asks_for_is_not_a_named_thing() -> None:
     assert "颜色" not in _texts("你们发的是什么颜色的")
 
 
+def test_how_much_before_a_clause_asks_for_an_amount_not_for_its_nouns() -> None:
+    assert _texts("remind me how much the Enterprise tier costs per seat?")[:2] == ("Enterprise", "tier")
+    assert _texts("How many items are in my order?") == ()  # "how many items": what is counted is asked for
+
+
+def test_a_part_and_a_person_by_sex_are_general_words() -> None:
+    # "the part the plumber lady told me to get swapped out" against "Rosa … said the anode rod … needs replacing"
+    assert _texts("what was the part the plumber lady told me to get swapped out?") == ("plumber",)
+
+
 def test_a_year_or_a_count_is_no_identifier_but_a_code_is() -> None:
     assert "2023" not in _texts("How many times has Melanie gone to the beach in 2023?")
     assert [t.identifier for t in specific_terms("INC-40417 有结果了吗", GENERAL) if t.text == "40417"] == [True]
