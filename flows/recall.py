@@ -50,6 +50,7 @@ from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
+from state.recall.floor_model import FloorInputs, FloorModel, floor_features, floor_file
 from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import (
@@ -133,6 +134,16 @@ class _Ranked:
     floor: float
 
 
+@dataclass(frozen=True, slots=True)
+class FloorCase:
+    """One recall's abstain decision laid open (evaluation: `evals.floor_training`): the learned floor's
+    features, the rule floor's verdict, and the memories offered when recall answers."""
+
+    features: np.ndarray
+    rule_answers: bool
+    offered: tuple[str, ...]
+
+
 class RecallService:
     def __init__(
         self,
@@ -148,6 +159,7 @@ class RecallService:
         scan_limit: int = 5000,
         resolution: HotFile[ResolutionLexicon] | None = None,
         indexed_timeline: bool = True,
+        floor: HotFile[FloorModel] | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -159,6 +171,7 @@ class RecallService:
         self._lexical_limit = lexical_limit
         self._scan_limit = scan_limit
         self._resolution = resolution if resolution is not None else resolution_file()
+        self._floor = floor if floor is not None else floor_file()
         # False: scan the user's memories for every question even when the store keeps an index
         # (the reference the index is tested and measured against). Decided once: a runtime
         # protocol check costs tens of microseconds a question.
@@ -400,15 +413,54 @@ class RecallService:
         owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
         return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
 
-    def recall(self, request: RecallRequest) -> RecallResult:
-        """Scored, explained recall for one question (see the module docstring)."""
-        started = time.perf_counter()
+    def _floor_inputs(
+        self, request: RecallRequest, r: _Ranked, picked: Sequence[int], covered: Coverage
+    ) -> FloorInputs:
+        """What the abstain decision reads of this recall (both the rule floor and the learned one)."""
+        s = r.scores
+        return FloorInputs(
+            picked=picked,
+            floor_relevance=[self._floor_relevance(r, i, covered) for i in picked],
+            floor=r.floor,
+            absolute=s.absolute,
+            semantic=s.semantic,
+            lexical=s.lexical,
+            grounded=s.grounded,
+            owned=s.owned,
+            time_match=s.time_match,
+            entity=s.entity,
+            eligible=s.eligible,
+            coverage=covered.factor,
+            held=len(covered.held),
+            missing=len(covered.missing),
+            identifier_missing=any(c.isdigit() for t in covered.missing for c in t),
+            sibling=bool(covered.siblings),
+            cjk=_CJK.search(request.query_text) is not None,
+        )
+
+    def _decide(self, request: RecallRequest) -> tuple[_Ranked, list[int], FloorCase]:
+        """Rank, pick, and decide whether to answer: the picks offered (none: abstain) and the decision's case."""
         r = self._rank(request)
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
         covered = self._coverage(request.query_text, r, picked)
-        if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
-            picked = []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        inputs = self._floor_inputs(request, r, picked, covered)
+        rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
+        features = floor_features(inputs)
+        model = self._floor.get()
+        answers = model.answers(features) if model.learned and picked else rule_answers
+        offered = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        case = FloorCase(features, rule_answers, tuple(r.batch.ids[i] for i in offered))
+        # nothing stored is relevant enough: abstain rather than offer the least bad
+        return r, offered if answers else [], case
+
+    def floor_case(self, request: RecallRequest) -> FloorCase:
+        """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
+        return self._decide(request)[2]
+
+    def recall(self, request: RecallRequest) -> RecallResult:
+        """Scored, explained recall for one question (see the module docstring)."""
+        started = time.perf_counter()
+        r, picked, _ = self._decide(request)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
