@@ -141,7 +141,8 @@ class FloorCase:
 
     features: np.ndarray
     rule_answers: bool
-    offered: tuple[str, ...]
+    offered: tuple[str, ...]  # memory ids
+    indices: tuple[int, ...]  # the same cues as indices into the candidate pool
 
 
 class RecallService:
@@ -413,12 +414,11 @@ class RecallService:
         owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
         return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
 
-    def _floor_inputs(
-        self, request: RecallRequest, r: _Ranked, picked: Sequence[int], covered: Coverage
-    ) -> FloorInputs:
-        """What the abstain decision reads of this recall (both the rule floor and the learned one)."""
+    def _floor_case(self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage) -> FloorCase:
+        """The abstain decision laid open for the picks the floor judges: the learned floor's features
+        (state/recall/floor_model.py), the rule floor's verdict, and the cues offered when recall answers."""
         s = r.scores
-        return FloorInputs(
+        inputs = FloorInputs(
             picked=picked,
             floor_relevance=[self._floor_relevance(r, i, covered) for i in picked],
             floor=r.floor,
@@ -435,32 +435,40 @@ class RecallService:
             missing=len(covered.missing),
             identifier_missing=any(c.isdigit() for t in covered.missing for c in t),
             sibling=bool(covered.siblings),
-            cjk=_CJK.search(request.query_text) is not None,
+            cjk=_CJK.search(question) is not None,
         )
-
-    def _decide(self, request: RecallRequest) -> tuple[_Ranked, list[int], FloorCase]:
-        """Rank, pick, and decide whether to answer: the picks offered (none: abstain) and the decision's case."""
-        r = self._rank(request)
-        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
-        covered = self._coverage(request.query_text, r, picked)
-        inputs = self._floor_inputs(request, r, picked, covered)
         rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
-        features = floor_features(inputs)
-        model = self._floor.get()
-        answers = model.answers(features) if model.learned and picked else rule_answers
         offered = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
-        case = FloorCase(features, rule_answers, tuple(r.batch.ids[i] for i in offered))
-        # nothing stored is relevant enough: abstain rather than offer the least bad
-        return r, offered if answers else [], case
+        ids = tuple(r.batch.ids[i] for i in offered)
+        return FloorCase(floor_features(inputs), rule_answers, ids, tuple(offered))
+
+    def _answers(self, case: FloorCase) -> bool:
+        """Whether recall offers cues: the learned floor's decision when `recall_floor.yaml` says
+        `use: learned`, else the rule floor's (nothing picked is never an answer)."""
+        model = self._floor.get()
+        if model.learned and case.offered:
+            return model.answers(case.features)
+        return case.rule_answers
+
+    def _offer(self, question: str, r: _Ranked) -> tuple[list[int], FloorCase]:
+        """The cues to offer, the fused ranking's first k with plain retrieval as a floor (`keep_retrieved`),
+        or none when the floor finds nothing among them relevant enough; and the decision's case."""
+        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
+        covered = self._coverage(question, r, picked)
+        case = self._floor_case(question, r, picked, covered)
+        if not self._answers(case):
+            return [], case  # nothing stored is relevant enough: abstain rather than offer the least bad
+        return list(case.indices), case
 
     def floor_case(self, request: RecallRequest) -> FloorCase:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
-        return self._decide(request)[2]
+        return self._offer(request.query_text, self._rank(request))[1]
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
-        r, picked, _ = self._decide(request)
+        r = self._rank(request)
+        picked, _ = self._offer(request.query_text, r)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
