@@ -142,7 +142,6 @@ class FloorCase:
     features: np.ndarray
     rule_answers: bool
     offered: tuple[str, ...]  # memory ids
-    indices: tuple[int, ...]  # the same cues as indices into the candidate pool
 
 
 class RecallService:
@@ -414,9 +413,12 @@ class RecallService:
         owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
         return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
 
-    def _floor_case(self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage) -> FloorCase:
-        """The abstain decision laid open for the picks the floor judges: the learned floor's features
-        (state/recall/floor_model.py), the rule floor's verdict, and the cues offered when recall answers."""
+    def _floor_case(
+        self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage, offered: Sequence[int]
+    ) -> FloorCase:
+        """The abstain decision laid open: the learned floor's features (state/recall/floor_model.py) and
+        the rule floor's verdict on the picks the floor judges (`covered`: their coverage), and the cues
+        `offered` when recall answers."""
         s = r.scores
         inputs = FloorInputs(
             picked=picked,
@@ -438,9 +440,8 @@ class RecallService:
             cjk=_CJK.search(question) is not None,
         )
         rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
-        offered = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
         ids = tuple(r.batch.ids[i] for i in offered)
-        return FloorCase(floor_features(inputs), rule_answers, ids, tuple(offered))
+        return FloorCase(floor_features(inputs), rule_answers, ids)
 
     def _answers(self, case: FloorCase) -> bool:
         """Whether recall offers cues: the learned floor's decision when `recall_floor.yaml` says
@@ -455,10 +456,11 @@ class RecallService:
         or none when the floor finds nothing among them relevant enough; and the decision's case."""
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
         covered = self._coverage(question, r, picked)
-        case = self._floor_case(question, r, picked, covered)
+        offered = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+        case = self._floor_case(question, r, picked, covered, offered)
         if not self._answers(case):
             return [], case  # nothing stored is relevant enough: abstain rather than offer the least bad
-        return list(case.indices), case
+        return offered, case
 
     def floor_case(self, request: RecallRequest) -> FloorCase:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
