@@ -443,34 +443,41 @@ class RecallService:
         ids = tuple(r.batch.ids[i] for i in offered)
         return FloorCase(floor_features(inputs), rule_answers, ids)
 
-    def _answers(self, case: FloorCase) -> bool:
-        """Whether recall offers cues: the learned floor's decision when `recall_floor.yaml` says
-        `use: learned`, else the rule floor's (nothing picked is never an answer)."""
-        model = self._floor.get()
-        if model.learned and case.offered:
-            return model.answers(case.features)
-        return case.rule_answers
-
-    def _offer(self, question: str, r: _Ranked) -> tuple[list[int], FloorCase]:
-        """The cues to offer, the fused ranking's first k with plain retrieval as a floor (`keep_retrieved`),
-        or none when the floor finds nothing among them relevant enough; and the decision's case."""
+    def _judge(self, question: str, r: _Ranked) -> tuple[list[int], Coverage, list[int]]:
+        """The picks the floor judges, their coverage, and the cues offered when recall answers: the fused
+        ranking's first k, with plain retrieval as a floor for the offered ones (`keep_retrieved`)."""
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
         covered = self._coverage(question, r, picked)
-        offered = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
-        case = self._floor_case(question, r, picked, covered, offered)
-        if not self._answers(case):
-            return [], case  # nothing stored is relevant enough: abstain rather than offer the least bad
-        return offered, case
+        return picked, covered, keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues)
+
+    def _answers(self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage) -> bool:
+        """Whether recall offers cues: the rule floor's verdict, or the learned floor's decision when
+        `recall_floor.yaml` says `use: learned` (its features are read only then). Nothing picked: no."""
+        if not picked:
+            return False
+        model = self._floor.get()
+        if model.learned:
+            return model.answers(self._floor_case(question, r, picked, covered, ()).features)
+        return max(self._floor_relevance(r, i, covered) for i in picked) >= r.floor
+
+    def _offer(self, question: str, r: _Ranked) -> list[int]:
+        """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
+        picked, covered, offered = self._judge(question, r)
+        if not self._answers(question, r, picked, covered):
+            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
+        return offered
 
     def floor_case(self, request: RecallRequest) -> FloorCase:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
-        return self._offer(request.query_text, self._rank(request))[1]
+        r = self._rank(request)
+        picked, covered, offered = self._judge(request.query_text, r)
+        return self._floor_case(request.query_text, r, picked, covered, offered)
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked, _ = self._offer(request.query_text, r)
+        picked = self._offer(request.query_text, r)
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
