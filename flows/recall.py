@@ -413,6 +413,13 @@ class RecallService:
         owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
         return max(float(r.scores.absolute[i]) * covered.factor, float(r.scores.grounded[i]), owned)
 
+    def _offer(self, question: str, r: _Ranked) -> list[int]:
+        """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
+        picked, covered, offered = self._judge(question, r)
+        if not self._answers(question, r, picked, covered):
+            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
+        return offered
+
     def _floor_case(
         self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage, offered: Sequence[int]
     ) -> FloorCase:
@@ -459,13 +466,6 @@ class RecallService:
         if model.learned:
             return model.answers(self._floor_case(question, r, picked, covered, ()).features)
         return max(self._floor_relevance(r, i, covered) for i in picked) >= r.floor
-
-    def _offer(self, question: str, r: _Ranked) -> list[int]:
-        """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
-        picked, covered, offered = self._judge(question, r)
-        if not self._answers(question, r, picked, covered):
-            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        return offered
 
     def floor_case(self, request: RecallRequest) -> FloorCase:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
