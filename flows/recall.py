@@ -11,7 +11,8 @@
                   → verify the transient ones near the top (guard + verifiers, bounded wait)
                   → arbitration (user > fresh verifier > memory), rescore
                   → top-3 cues with components, reasons, evidence chain, debug marker;
-                    none when no candidate clears the embedder's relevance floor (abstain)
+                    none when no candidate clears the embedder's relevance floor (abstain;
+                    `recall_floor.yaml` can hand that decision to a learned model)
 
 The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flow applies
 `run_batch` to the trigger's requests. Everything here is composition: the logic lives in
