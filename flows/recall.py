@@ -51,7 +51,7 @@ from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
-from state.recall.floor_model import FloorInputs, FloorModel, floor_features, floor_file
+from state.recall.floor_model import FloorModel, floor_features, floor_file, floor_inputs
 from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import (
@@ -427,26 +427,8 @@ class RecallService:
         """The abstain decision laid open: the learned floor's features (state/recall/floor_model.py) and
         the rule floor's verdict on the picks the floor judges (`covered`: their coverage), and the cues
         `offered` when recall answers."""
-        s = r.scores
-        inputs = FloorInputs(
-            picked=picked,
-            floor_relevance=[self._floor_relevance(r, i, covered) for i in picked],
-            floor=r.floor,
-            absolute=s.absolute,
-            semantic=s.semantic,
-            lexical=s.lexical,
-            grounded=s.grounded,
-            owned=s.owned,
-            time_match=s.time_match,
-            entity=s.entity,
-            eligible=s.eligible,
-            coverage=covered.factor,
-            held=len(covered.held),
-            missing=len(covered.missing),
-            identifier_missing=any(c.isdigit() for t in covered.missing for c in t),
-            sibling=bool(covered.siblings),
-            cjk=_CJK.search(question) is not None,
-        )
+        relevance = [self._floor_relevance(r, i, covered) for i in picked]
+        inputs = floor_inputs(r.scores, picked, relevance, r.floor, covered, _CJK.search(question) is not None)
         rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
         ids = tuple(r.batch.ids[i] for i in offered)
         return FloorCase(floor_features(inputs), rule_answers, ids)

@@ -27,6 +27,8 @@ import yaml
 
 from schemas.errors import ConfigurationError
 from state.core.hotfile import HotFile
+from state.recall.scoring import PoolScores
+from state.recall.specifics import Coverage
 
 F = npt.NDArray[np.float64]
 
@@ -75,6 +77,37 @@ class FloorInputs:
     identifier_missing: bool
     sibling: bool
     cjk: bool
+
+
+def floor_inputs(
+    scores: PoolScores,
+    picked: Sequence[int],
+    floor_relevance: Sequence[float],
+    floor: float,
+    covered: Coverage,
+    cjk: bool,
+) -> FloorInputs:
+    """The inputs of one recall's floor from its scores, the picks the floor judges, what the rule floor
+    reads of each (`floor_relevance`) and their coverage."""
+    return FloorInputs(
+        picked=picked,
+        floor_relevance=floor_relevance,
+        floor=floor,
+        absolute=scores.absolute,
+        semantic=scores.semantic,
+        lexical=scores.lexical,
+        grounded=scores.grounded,
+        owned=scores.owned,
+        time_match=scores.time_match,
+        entity=scores.entity,
+        eligible=scores.eligible,
+        coverage=covered.factor,
+        held=len(covered.held),
+        missing=len(covered.missing),
+        identifier_missing=any(c.isdigit() for t in covered.missing for c in t),
+        sibling=bool(covered.siblings),
+        cjk=cjk,
+    )
 
 
 def floor_features(x: FloorInputs) -> F:
