@@ -11,7 +11,8 @@
                   → verify the transient ones near the top (guard + verifiers, bounded wait)
                   → arbitration (user > fresh verifier > memory), rescore
                   → top-3 cues with components, reasons, evidence chain, debug marker;
-                    none when no candidate clears the embedder's relevance floor (abstain)
+                    none when no candidate clears the embedder's relevance floor (abstain;
+                    `recall_floor.yaml` can hand that decision to a learned model)
 
 The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flow applies
 `run_batch` to the trigger's requests. Everything here is composition: the logic lives in
@@ -50,6 +51,7 @@ from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues, shown_text
+from state.recall.floor_model import FloorModel, floor_features, floor_file, floor_inputs
 from state.recall.lexical import tokenize
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import (
@@ -141,6 +143,16 @@ class _Ranked:
     floor: float
 
 
+@dataclass(frozen=True, slots=True)
+class FloorCase:
+    """One recall's abstain decision laid open (evaluation: `evals.floor_training`): the learned floor's
+    features, the rule floor's verdict, and the memories offered when recall answers."""
+
+    features: np.ndarray
+    rule_answers: bool
+    offered: tuple[str, ...]  # memory ids
+
+
 class RecallService:
     def __init__(
         self,
@@ -156,6 +168,7 @@ class RecallService:
         scan_limit: int = 5000,
         resolution: HotFile[ResolutionLexicon] | None = None,
         indexed_timeline: bool = True,
+        floor: HotFile[FloorModel] | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -167,6 +180,7 @@ class RecallService:
         self._lexical_limit = lexical_limit
         self._scan_limit = scan_limit
         self._resolution = resolution if resolution is not None else resolution_file()
+        self._floor = floor if floor is not None else floor_file()
         # False: scan the user's memories for every question even when the store keeps an index
         # (the reference the index is tested and measured against). Decided once: a runtime
         # protocol check costs tens of microseconds a question.
@@ -412,16 +426,48 @@ class RecallService:
         return max(float(r.scores.absolute[i]) * covered.factor, float(grounded), owned)
 
     def _offer(self, question: str, r: _Ranked) -> list[int]:
-        """The cues to offer: the fused ranking's first k with plain retrieval as a floor
-        (`keep_retrieved`), or none when nothing among exactly those clears the relevance floor.
-        The floor judges what would be offered, so a turn retrieval vouches for is judged too."""
+        """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
+        picked, covered, offered = self._judge(question, r)
+        if not self._answers(question, r, picked, covered):
+            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
+        return offered
+
+    def _floor_case(
+        self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage, offered: Sequence[int]
+    ) -> FloorCase:
+        """The abstain decision laid open: the learned floor's features (state/recall/floor_model.py) and
+        the rule floor's verdict on the picks the floor judges (`covered`: their coverage), and the cues
+        `offered` when recall answers."""
+        relevance = [self._floor_relevance(r, i, covered) for i in picked]
+        inputs = floor_inputs(r.scores, picked, relevance, r.floor, covered, _CJK.search(question) is not None)
+        rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
+        ids = tuple(r.batch.ids[i] for i in offered)
+        return FloorCase(floor_features(inputs), rule_answers, ids)
+
+    def _judge(self, question: str, r: _Ranked) -> tuple[list[int], Coverage, list[int]]:
+        """The picks the floor judges, their coverage, and the cues offered when recall answers: the fused
+        ranking's first k with plain retrieval as a floor (`keep_retrieved`); the floor judges exactly those."""
         picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
         answered = replies(r.batch, self._tables.get().relevance.neighbour_max_gap_s)
         picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues, answered)
-        covered = self._coverage(question, r, picked)
-        if picked and max(self._floor_relevance(r, i, covered) for i in picked) < r.floor:
-            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        return picked
+        covered = self._coverage(question, r, picked)  # the floor judges what would be offered
+        return picked, covered, picked
+
+    def _answers(self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage) -> bool:
+        """Whether recall offers cues: the rule floor's verdict, or the learned floor's decision when
+        `recall_floor.yaml` says `use: learned` (its features are read only then). Nothing picked: no."""
+        if not picked:
+            return False
+        model = self._floor.get()
+        if model.learned:
+            return model.answers(self._floor_case(question, r, picked, covered, ()).features)
+        return max(self._floor_relevance(r, i, covered) for i in picked) >= r.floor
+
+    def floor_case(self, request: RecallRequest) -> FloorCase:
+        """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
+        r = self._rank(request)
+        picked, covered, offered = self._judge(request.query_text, r)
+        return self._floor_case(request.query_text, r, picked, covered, offered)
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
