@@ -247,7 +247,7 @@ class RecallService:
         now = request.ts.isoformat()
         flt = StoreFilter(match=scope, valid_at=now, not_after=now)
         hits = list({h.id: h for h in (*said_then, *self._store.search(qvec, flt, self._limit))}.values())
-        hits.sort(key=lambda h: -h.score)
+        hits.sort(key=lambda h: (-h.score, h.id))  # ties in a canonical order, whatever order the engine holds them in
         skip = {request.query_event_id, *(t.event_id for t in request.context)}
         ids: list[str] = []
         payloads: list[dict[str, Any]] = []

@@ -366,3 +366,31 @@ def test_the_floor_reads_what_a_cue_shows_its_turn_and_the_turn_before(store: Qd
         covered = service._coverage("优惠券什么时候到", _ranked([0.6], [0.9], [shown]), [0])  # type: ignore[arg-type]
         assert covered.factor == 1.0
         assert covered.held == ("优惠券",)
+
+
+class _Reversed:
+    """The store with every search's hits in reverse order: equal scores come back the other way round."""
+
+    def __init__(self, inner: QdrantEdgeStore) -> None:
+        self._inner = inner
+        self.name = inner.name
+
+    def search(self, *args: object, **kwargs: object) -> list:
+        return self._inner.search(*args, **kwargs)[::-1]  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
+def test_equal_scores_rank_the_same_whatever_order_the_store_returns_them_in(tmp_path: Path) -> None:
+    said = "退款什么时候能到账？我等了好几天了"
+    twins = [unit(said, n=n, session=f"s{n}", ts=T0, unit_type="complaint") for n in (1, 2, 3)]  # alike but the id
+    store = fill_store(tmp_path, EMB, twins)
+    try:
+        request = ask("退款到账了吗", at=NOW)
+        plain = [c.memory_id for c in _service(store).recall(request).cues]
+        flipped = [c.memory_id for c in _service(_Reversed(store)).recall(request).cues]  # type: ignore[arg-type]
+        assert plain
+        assert plain == flipped
+    finally:
+        store.close()
