@@ -23,6 +23,7 @@ from state.coref.categories import category_nouns
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
+from state.coref.people import zh_people
 from state.coref.phrases import full_phrases
 from state.coref.taggers import zh_tokens
 
@@ -281,6 +282,8 @@ def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
         return named
     ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
     title = max(ends, key=len, default="")
+    if title and len(named.surface) - len(title) == 1 and lex.surnames and named.surface[0] not in lex.surnames:
+        return None  # 再约师傅上门: a verb and the title, no person
     if not title or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
         return named
     full = _full_name_before(text, named.span[1] - len(title), lex) if text else None
@@ -341,6 +344,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         if not overlaps(span, taken) and m.group(group) not in lex.name_stop:
             found.append(Named(m.group(group), m.group(group), suffix_types(m.group(group), lex), span, "quote", 0.7))
             taken.append(span)
+    found.extend(zh_people(text, lex, taken))
     found.extend(chinese_names(text, lex, taken))
     found.extend(_english_suffix_names(text, lex, taken))
     found.extend(open_names(text, lex, taken))

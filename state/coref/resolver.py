@@ -33,6 +33,7 @@ from state.coref.leads import NO_LEAD, Lead, bridges, lead_words
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
+from state.coref.people import full_name_of
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
@@ -642,6 +643,9 @@ def resolve_turn(
                 known = _known(item, window + new)
                 if known is not None:
                     item = replace(item, entity=known.entity, types=known.types)
+                elif item.types == ("person",):
+                    people = [m.entity for m in window + new if "person" in m.types]
+                    item = replace(item, entity=full_name_of(item.entity, people, lex) or item.entity)
                 anchors.append(_entity_anchor(item, sentence, turn.turn_id))
                 recommended = _recommended(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
