@@ -128,7 +128,7 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
                 text[span[0] : span[1]],
                 span,
                 "weak",
-                head[1] if head else None,
+                head[1] if head else "person" if m.group("cls") == "位" else None,  # 后面那位: a person
                 head[0] if head else None,
                 (f"#{n}",),
                 0.7,

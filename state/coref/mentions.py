@@ -49,6 +49,7 @@ _NOT_NAME_WORDS = (
     "Should Will Shall Did Has Have Had Was Were Am What When Where Why How Who Which Any Just So And But "
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_JOINED_CLAUSE = re.compile(r"[是的和在有了与及或也都还就被把给让]")
 _EN_PLACE_OF = re.compile(r"\b(?:in|at|near|from|to|of)\b", re.IGNORECASE)
 
 
@@ -111,6 +112,10 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
         if located is None or overlaps(span, taken):
             continue
         words, (start, end) = located
+        joined = _JOINED_CLAUSE.search(text, start, end)
+        if joined is not None:  # Young卡是信用卡: the name ends where a verb or particle joins it to a clause
+            end = joined.start()
+            words = text[start:end].split()
         name = text[start:end]
         sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
         if (sentence_start or words[0].isupper()) and len(words) < 2:

@@ -294,8 +294,13 @@ def _found_again(
 
     n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
     if n is not None:  # an enumeration said since the last turn that named two or more entities
-        for index in range(len(recent) - 1, since(_ordinal(anaphor, window, lex)) - 1, -1):
+        listed = _ordinal(anaphor, window, lex)
+        for index in range(len(recent) - 1, since(listed) - 1, -1):
             items = enumeration(recent[index][1])
+            if listed is not None and anaphor.type is not None and recent[index][1] == listed.sentence:
+                group = [m.entity for m in window if m.sentence == listed.sentence]
+                if sum(any(g in item or item in g for g in group) for item in items) < 2:
+                    continue  # 后面那位 after 邓可欣…，马骁主要带增肌和康复训练: the people listed, not the skills
             if len(items) >= 2 and n <= len(items):
                 item = items[n - 1] if n > 0 else items[-1]
                 at = recent[index][1].find(item)

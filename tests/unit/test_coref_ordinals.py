@@ -20,3 +20,8 @@ def test_tou_yi_ge_is_the_first_of_the_labelled_items() -> None:
 def test_na_wei_asks_for_a_person_not_the_place_said_before() -> None:
     said = "骨科门诊在仁济医院东院三楼，今天坐诊的是陈立伟主任"
     assert last_entity("我想看膝盖", said, "那位下午还在吗") == "陈立伟"
+
+
+def test_a_typed_ordinal_counts_the_people_listed_not_a_list_inside_one_clause() -> None:
+    said = "目前有两位教练可约：王磊主要带减脂，陈静主要带增肌和康复训练。"
+    assert last_entity("想约私教", said, "后面那位是不是更合适") == "陈静"
