@@ -34,6 +34,7 @@ from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
 from state.coref.people import full_name_of
+from state.coref.prices import by_price, compared_spans, price_comparison
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
@@ -250,6 +251,7 @@ def _choose(
         and anaphor.kind == "anaphor"
         and not anaphor.text.endswith("们")
         and not anaphor.text.isascii()
+        and anaphor.text != "她"  # 她是联通的: a woman not named, never a shop or a plan
     ):
         # 他家, 他的周边: colloquially the place in focus as often as a person
         for mention in reversed([m for m in candidates if m.salient] or candidates):
@@ -637,6 +639,11 @@ def resolve_turn(
             Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("cue",) if only else (), 0.6)
             for (a, b), _, only in one_references(sentence.text, taken)
         ]
+        taken += [a.span for a in anaphors]
+        anaphors += [  # 做便宜的吧: a pick by price that no other finder took
+            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("price",), 0.6)
+            for a, b in compared_spans(sentence.text, taken)
+        ]
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
@@ -677,7 +684,15 @@ def resolve_turn(
                 )
                 continue
             chosen: Mention | None
-            if item.span in tails and tails[item.span][0] is item:
+            direction = price_comparison(sentence.text, item.span)
+            priced = None
+            if direction is not None:
+                priced = by_price(direction, [m for m in window + new if m.sentence != sentence.text])
+            if priced is not None:
+                chosen, confidence = priced, 0.7
+            elif "price" in item.descriptors:
+                continue  # a price compared with no priced options said: no reference
+            elif item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
             elif "other" in item.descriptors:
                 chosen, confidence = _other(item, window + new, spoken, lex), 0.6
