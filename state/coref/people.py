@@ -22,10 +22,12 @@ from state.coref.names import Named, overlaps
 from state.coref.taggers import Token, zh_tokens
 
 _BEFORE_NAME = "，。；：、,:;！？!? 是为叫找由和跟与"  # what a name may follow in a title frame
-_ROLE_END = "员人师官长任理问手生"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生
+_ROLE_END = "员人师官长任理问手生家叫"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 专家; 她叫…
 _LINK = "是为：:"
 _AFTER_NAME = re.compile(r"$|[，。；！？,;!?、（(]|[给会来在说的负带今明下上去过也都已将]")
 _PERSON_TAGS = ("nr",)
+_NOT_IN_NAMES = ("t", "p", "c", "u", "r", "f")  # time words, pronouns …; jieba tags given names v, d, q too
+_NOT_NAME_CHARS = frozenset("有是在的了和我你他她它这那")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -37,13 +39,17 @@ def _titles(lex: CorefLexicon) -> list[str]:
 
 
 def _one_common_word(tokens: tuple[Token, ...], span: tuple[int, int]) -> bool:
-    """The span is a single word the tagger reads as something other than a name (金牌, 数学)."""
+    """The span is a single word the tagger reads as something other than a name (金牌, 数学), or holds
+    a time word, verb or function word (周四有副主任医师: no person 周四有)."""
     inside = [t for t in tokens if span[0] <= t.start and t.end <= span[1]]
+    touching = [t for t in tokens if t.start < span[1] and span[0] < t.end]
+    if any(t.tag.startswith(_NOT_IN_NAMES) and not t.tag.startswith(_PERSON_TAGS) for t in touching):
+        return True
     return len(inside) == 1 and not inside[0].tag.startswith(_PERSON_TAGS)
 
 
 def _name_ok(name: str, lex: CorefLexicon) -> bool:
-    if not _CJK.fullmatch(name[0]) or not all(_CJK.fullmatch(c) for c in name):
+    if not all(_CJK.fullmatch(c) for c in name) or _NOT_NAME_CHARS & set(name):
         return False
     if name[0] == "小" and len(name) == 2:
         return name[1] in lex.surnames  # 小葛

@@ -39,3 +39,8 @@ def test_a_surname_and_title_stands_for_the_full_name_said_before() -> None:
 
 def test_a_verb_before_a_title_is_no_person() -> None:
     assert last_entity("配件到了再约师傅上门。", "他几点来") is None
+
+
+def test_a_time_word_and_a_verb_before_a_title_are_no_name() -> None:
+    said = "心内科周二有专家张抒扬，周四有副主任医师王欣。"
+    assert [n.entity for n in zh_people(said, LEX, [])] == ["张抒扬", "王欣"]
