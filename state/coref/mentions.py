@@ -50,6 +50,8 @@ _NOT_NAME_WORDS = (
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 _JOINED_CLAUSE = re.compile(r"[是的和在有了与及或也都还就被把给让]")
+# words before a person's name that are no role: a shop or an app may be "called" or spoken "with"
+_NOT_ROLE_WORDS = frozenset({"with", "told", "asked", "ask", "tell", "called", "named", "emailed", "contacted"})
 _EN_PLACE_OF = re.compile(r"\b(?:in|at|near|from|to|of)\b", re.IGNORECASE)
 
 
@@ -123,6 +125,13 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
         out.append(Named(name, " ".join(words), (), (start, end), "proper", 0.5 if len(words) < 2 else 0.6))
         taken.append((start, end))
     return out
+
+
+def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
+    """A role or kin word right before a capitalised name (my mentor Daniel Cho): the name is a person's."""
+    before = text[:start].split()[-1:]
+    word = before[0].lower().strip(".,:") if before else ""
+    return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
 
 
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
@@ -365,6 +374,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
+        if not types and named.source == "proper" and _after_person_word(text, named.span[0], lex):
+            types = ("person",)  # my mentor Daniel Cho, crew lead Hector Ruiz
         if not types and named.source == "proper":
             types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:

@@ -673,7 +673,7 @@ def resolve_turn(
                         seq,
                         salient,
                         item.kinds,
-                        gender=title_gender(item.entity) if "person" in item.types else None,
+                        gender=title_gender(item.entity, lex.given_genders) if "person" in item.types else None,
                         lead=lead_words(
                             sentence.text,
                             item.span,

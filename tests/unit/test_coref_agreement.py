@@ -28,3 +28,14 @@ def test_a_pronoun_skips_a_person_of_the_other_gender_and_continues_its_own() ->
     )
     assert last_entity(*said, "When is she next available?") == "Dr. Patel"
     assert last_entity(*said, "Does he take Aetna?") == "Dr. Okafor"
+
+
+def test_a_common_given_name_tells_the_gender_of_two_staff_offered() -> None:
+    said = "I can book you tomorrow with technician Marcus Reyes, or Friday with Julia Brandt."
+    assert last_entity("my car makes a noise", said, "tomorrow works, what time can he take it?") == "Marcus Reyes"
+    assert last_entity("my car makes a noise", said, "friday is better, is she experienced?") == "Julia Brandt"
+
+
+def test_a_capitalised_name_after_a_role_word_is_a_person() -> None:
+    said = "can my mentor Daniel Cho still see my work on the paused course"
+    assert last_entity("I want to pause the IBM course", said, "ok pls tell him I'll be back") == "Daniel Cho"
