@@ -49,6 +49,7 @@ _WORD_END_EN = re.compile(
 )
 _NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
+_SECOND = re.compile(r"\b(?:a|an)\s+(?:second|another)\s+[a-z]+\s*[,:]?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +117,41 @@ def _plural(mention: Mention) -> bool:
     return any(len(w) > 3 and w.endswith("s") and not w.endswith("ss") for w in words)
 
 
+def _second_of_pair(n: int, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
+    """I've opened a second ticket, INC0093342 / another package, 773022914471: a thing said as the
+    second of its kind pairs with the last one of that kind said before it; the first one is that
+    earlier one, the second (or last) the one just said."""
+    for mention in reversed(candidates):
+        if not _SECOND.search(mention.sentence[max(0, mention.span[0] - 30) : mention.span[0]]):
+            continue
+        record = _numbered(mention, lex)
+        earlier = [
+            m
+            for m in candidates
+            if m.seq < mention.seq
+            and m.entity != mention.entity
+            and ((record and _numbered(m, lex)) or bool(set(m.types) & set(mention.types)))
+        ]
+        if not earlier:
+            return None
+        return earlier[-1] if n == 1 else mention if n in (2, -1) else None
+    return None
+
+
 def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
     """第二个订单, the first one: the n-th (or last) entity of the type asked for, in the order of the
-    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B)."""
+    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B), unless a thing said
+    since as the second of its kind makes a pair (`_second_of_pair`)."""
     n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
     if n is None:
         return None
+    paired = _second_of_pair(n, candidates, lex)
+    if paired is not None:
+        group_turns = [t for t in dict.fromkeys(m.turn_id for m in candidates) if _turn_lists(t, candidates)]
+        latest_group = max((m.seq for m in candidates if m.turn_id in group_turns[-1:]), default=-1)
+        second = max(m.seq for m in candidates if _SECOND.search(m.sentence[max(0, m.span[0] - 30) : m.span[0]]))
+        if second > latest_group:
+            return paired
     typed = [
         m
         for m in candidates
@@ -142,6 +172,16 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
             entity = named[n - 1] if n > 0 else named[-1]
             return next(m for m in reversed(typed) if m.entity == entity)
     return None
+
+
+def _numbered(mention: Mention, lex: CorefLexicon) -> bool:
+    """A record's number (INC0093318, 773022914458): an identifier with a digit in it."""
+    return _identifier(mention.entity, mention.types, lex) and any(c.isdigit() for c in mention.entity)
+
+
+def _turn_lists(turn: str, candidates: list[Mention]) -> bool:
+    """Whether `turn` named two or more entities."""
+    return len({m.entity for m in candidates if m.turn_id == turn}) >= 2
 
 
 def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Mention | None:
@@ -193,7 +233,8 @@ def _choose(
         bound = [
             m
             for m in candidates
-            if set(anaphor.descriptors) & set(m.descriptors) and _compatible(anaphor.type, m.types, lex)
+            if (set(anaphor.descriptors) & set(m.descriptors)) - set(lex.ordinals)  # fix Outlook first: no rank
+            and _compatible(anaphor.type, m.types, lex)
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)

@@ -25,3 +25,17 @@ def test_na_wei_asks_for_a_person_not_the_place_said_before() -> None:
 def test_a_typed_ordinal_counts_the_people_listed_not_a_list_inside_one_clause() -> None:
     said = "目前有两位教练可约：王磊主要带减脂，陈静主要带增肌和康复训练。"
     assert last_entity("想约私教", said, "后面那位是不是更合适") == "陈静"
+
+
+def test_a_thing_said_as_the_second_of_its_kind_pairs_with_the_one_before() -> None:
+    first = "hi, Teams keeps freezing on my Dell laptop, ticket INC0051122"
+    second = "For the headset I've opened a second ticket, INC0051187."
+    assert last_entity(first, "ok", second, "can you close the first one then?") == "INC0051122"
+    assert last_entity(first, "ok", second, "and the other one, who has it?") == "INC0051122"
+
+
+def test_an_adverb_first_gives_no_rank() -> None:
+    first = "hi, Outlook keeps asking for my password, ticket INC0051122"
+    fix = "Let's fix Outlook first: can you remove the account and add it back?"
+    second = "For the key I've opened a second ticket, INC0051187."
+    assert last_entity(first, fix, "done", second, "can you close the first one then?") == "INC0051122"
