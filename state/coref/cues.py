@@ -26,7 +26,7 @@ from state.coref.taggers import zh_tokens
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _EN_ONE = re.compile(r"\b(?:the|that|this)\s+((?:[a-z][a-z-]{2,}\s+){1,2})ones?\b", re.IGNORECASE)
-_ZH_POINTER = re.compile(r"(?:这|那)(?:个|单|笔|件|台|张|份|条|款|家|位)")
+_ZH_POINTER = re.compile(r"(?:这|那)(?:个|单|笔|件|台|张|份|条|款|家|位|只|辆|场|套|本)")
 _EN_NOT_CUES = frozenset(
     {"one", "ones", "other", "first", "second", "third", "last", "same", "whole", "next", "new", "old", "one's"}
     | {"is", "was", "are", "were", "has", "had", "does", "did", "will", "can", "and", "but", "for", "not", "way"}

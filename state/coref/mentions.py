@@ -23,7 +23,7 @@ from state.coref.categories import category_nouns
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
-from state.coref.people import zh_people
+from state.coref.people import called_names, zh_people
 from state.coref.phrases import full_phrases
 from state.coref.taggers import zh_tokens
 
@@ -359,6 +359,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             found.append(Named(m.group(group), m.group(group), suffix_types(m.group(group), lex), span, "quote", 0.7))
             taken.append(span)
     found.extend(zh_people(text, lex, taken))
+    found.extend(called_names(text, taken))
     found.extend(chinese_names(text, lex, taken))
     found.extend(_english_suffix_names(text, lex, taken))
     found.extend(open_names(text, lex, taken))
@@ -384,7 +385,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             if hint is not None and (not types or hint in types):
                 types = (hint,)
         category = category_nouns(named.entity, lex)
-        kinds = tuple(dict.fromkeys((*_kinds(text, named, lex), *category)))
+        kinds = tuple(dict.fromkeys((*named.kinds, *_kinds(text, named, lex), *category)))
         if types == ("person",) and not named.dictionary and category:
             types = ()  # Confluence, a Tesla: a brand or product line the tagger took for a person
         descriptors = _descriptors(text, named.span, lex)

@@ -7,7 +7,9 @@ surname and title (项主任) for them:
 * a role word, then 是/为 or nothing, then the name: 服务顾问是曹婷婷, 抄表员是蒋国栋, 美容师小葛
   (小 and a surname is a name too);
 * names opening the clauses of a list the sentence announces with a colon: 两位私教：邓可欣主要带…，
-  马骁主要带….
+  马骁主要带…;
+* a kind and 叫 and a short name closing its clause (英短叫土豆，布偶叫年糕): a pet or a thing the
+  customer calls by a name, kept with its kind word so that 英短那只 finds it later.
 
 A name is a surname (the lexicon's list) and one or two characters, and it must not be one word
 the tagger reads as a common noun (金牌教练 is no person). Pure functions over one sentence.
@@ -140,3 +142,24 @@ def full_name_of(surface: str, people: list[str], lex: CorefLexicon) -> str | No
         if name[0] == surface[0] and _name_ok(name, lex) and not any(name.endswith(t) for t in titles):
             return name
     return None
+
+
+_CALLED = re.compile(r"(?P<kind>[\u4e00-\u9fff]{2,3})叫(?P<name>[\u4e00-\u9fff]{2,3})(?=$|[，。；、,;！？!?\s])")
+_NOT_CALLED = frozenset({"什么", "啥", "哪个", "多少", "我", "你", "他", "她", "它"})
+
+
+def called_names(text: str, taken: list[tuple[int, int]]) -> list[Named]:
+    """Names given with 叫 after a kind (英短叫土豆): untyped, with the kind word as their kind.
+
+    >>> [(n.entity, n.kinds) for n in called_names("我家两只猫，英短叫土豆，布偶叫年糕", [])]
+    [('土豆', ('英短',)), ('年糕', ('布偶',))]
+    """
+    found: list[Named] = []
+    for m in _CALLED.finditer(text):
+        span = m.span("name")
+        kind = m.group("kind")
+        if m.group("name") in _NOT_CALLED or kind[-1] in _NOT_NAME_CHARS or overlaps(span, taken):
+            continue
+        found.append(Named(m.group("name"), m.group("name"), (), span, "frame", 0.6, kinds=(kind,)))
+        taken.append(span)
+    return found

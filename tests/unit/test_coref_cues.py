@@ -29,3 +29,9 @@ def test_a_chinese_cue_the_tagger_splits_still_binds_and_makes_the_pointer_a_ref
 def test_a_cue_before_de_and_the_pointer_is_read_without_de() -> None:
     said = "两个包裹：SF1029384756已签收，SF5647382910滞留在转运中心"
     assert last_entity(said, "滞留的那个里面是药") == "SF5647382910"
+
+
+def test_a_kind_said_before_jiao_tells_named_pets_apart() -> None:
+    said = "我家两只狗，柯基叫豆包，柴犬叫可乐，想约洗澡"
+    assert last_entity(said, "柴犬那只比较怕水") == "可乐"
+    assert last_entity(said, "柯基那只要剪指甲") == "豆包"
