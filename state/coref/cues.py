@@ -42,6 +42,7 @@ _BREAK = re.compile(r"[。；;！？!?,，、]|\.\s|\band\b|\bor\b|和|及|或")
 _ZH_FUNCTION = frozenset(
     "一下是的了在我你他她它们这那就还也都吧吗呢啊呀哦嗯和跟与或及对把被给让从到向说要想有没不很再又才刚"
 )  # no part of a cue
+_APPOSED_LABEL = re.compile(r"\s+[a-z]+,\s+")
 _EN_THE_TWO = re.compile(r"\bthe\s+([a-z][a-z-]{2,})\s+([a-z]{3,})\b", re.IGNORECASE)
 
 
@@ -128,7 +129,9 @@ def _distance(sentence: str, span: tuple[int, int], cue: str, opens: bool) -> in
             gap = 0  # said inside the name (the Lodge cast iron skillet)
         elif m.end() <= span[0]:
             between = sentence[m.end() : span[0]]
-            gap = len(between) if len(between) <= _BEFORE_GAP and not _BREAK.search(between) else None
+            apposed = _APPOSED_LABEL.fullmatch(between) is not None  # a Sunday class, Power Cycle 45
+            near = len(between) <= _BEFORE_GAP and (apposed or not _BREAK.search(between))
+            gap = len(between) if near else None
         else:
             between = sentence[span[1] : m.start()]
             near = opens and len(between) <= _AFTER_GAP and not _BREAK.search(between)

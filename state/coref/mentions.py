@@ -127,6 +127,18 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
     return out
 
 
+_LETTER_PREFIX = re.compile(r"(?<![\w-])[A-Z]-$")
+
+
+def _with_letter_prefix(text: str, named: Named) -> Named:
+    """T-Mobile Go5G Plus, not Mobile Go5G Plus: a capital and a hyphen right before a name belong to it."""
+    start = named.span[0]
+    if named.dictionary or named.entity != named.surface or not _LETTER_PREFIX.search(text[max(0, start - 3) : start]):
+        return named
+    surface = text[start - 2 : named.span[1]]
+    return replace(named, surface=surface, entity=surface, span=(start - 2, named.span[1]))
+
+
 def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     """A role or kin word right before a capitalised name (my mentor Daniel Cho): the name is a person's."""
     before = text[:start].split()[-1:]
@@ -364,6 +376,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found.extend(_english_suffix_names(text, lex, taken))
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
+    found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
     for named in map(lambda n: _issued(text, n, lex), phrases):

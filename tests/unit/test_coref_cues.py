@@ -35,3 +35,8 @@ def test_a_kind_said_before_jiao_tells_named_pets_apart() -> None:
     said = "我家两只狗，柯基叫豆包，柴犬叫可乐，想约洗澡"
     assert last_entity(said, "柴犬那只比较怕水") == "可乐"
     assert last_entity(said, "柯基那只要剪指甲") == "豆包"
+
+
+def test_a_cue_before_an_apposed_label_binds_the_name_after_it() -> None:
+    said = "There's Rhythm Ride on Saturdays with Kai Mercer, and a newer Sunday class, Power Cycle 45."
+    assert last_entity("any spin classes?", said, "is the Sunday one easier?") == "Power Cycle 45"

@@ -53,3 +53,7 @@ def test_a_counted_stay_before_a_hotel_is_no_part_of_its_name() -> None:
 
 def test_a_copula_and_a_type_suffix_are_no_name() -> None:
     assert _names("他说是店里漏装的") == []
+
+
+def test_a_capital_and_hyphen_before_a_name_belong_to_it() -> None:
+    assert "T-Mobile Go5G Plus" in _names("hey, I'm on T-Mobile Go5G Plus and my bill jumped")
