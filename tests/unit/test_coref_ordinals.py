@@ -39,3 +39,7 @@ def test_an_adverb_first_gives_no_rank() -> None:
     fix = "Let's fix Outlook first: can you remove the account and add it back?"
     second = "For the key I've opened a second ticket, INC0051187."
     assert last_entity(first, fix, "done", second, "can you close the first one then?") == "INC0051122"
+
+
+def test_a_price_said_with_de_before_a_listed_item_is_no_part_of_it() -> None:
+    assert enumeration("目前有沃派59元套餐和39元的腾讯王卡，都比较实惠") == ["沃派59元套餐", "腾讯王卡"]
