@@ -669,10 +669,11 @@ def resolve_turn(
         ]  # 这盒葡萄, that store: kept only when found again below
         anaphors += tagged_only
         taken += [a.span for a in tagged_only]
+        contrasts = [a.span for a in anaphors if a.kind == "contrast"]  # the other card: one of a pair
         others = [
             Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("other",), 0.6)
             for a, b in the_other(sentence.text)
-            if not overlaps((a, b), taken)
+            if not overlaps((a, b), [t for t in taken if t not in contrasts])
         ]
         anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
         taken += [o.span for o in others]

@@ -43,3 +43,9 @@ def test_an_adverb_first_gives_no_rank() -> None:
 
 def test_a_price_said_with_de_before_a_listed_item_is_no_part_of_it() -> None:
     assert enumeration("目前有沃派59元套餐和39元的腾讯王卡，都比较实惠") == ["沃派59元套餐", "腾讯王卡"]
+
+
+def test_the_other_noun_is_the_one_of_the_pair_not_spoken_of_since() -> None:
+    said = "hi, I have a Chase Sapphire Preferred and a Chase Freedom Unlimited, and there's a charge"
+    turns = (said, "the Freedom one. $89.99 from a shop", "Done, dispute number 48820-DSP.")
+    assert last_entity(*turns, "does the other card get a new number too?") == "Chase Sapphire Preferred"
