@@ -51,7 +51,7 @@ def title_gender(name: str, given: Mapping[str, str] | None = None) -> str | Non
         return "m"
     if _TITLE_FEMALE.search(name):
         return "f"
-    first = name.split()[0].lower() if given and name.isascii() and " " in name.strip() else ""
+    first = name.split()[0].lower() if given and name.isascii() and name.strip() else ""
     return given.get(first) if given and first else None
 
 

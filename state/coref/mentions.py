@@ -139,6 +139,12 @@ def _with_letter_prefix(text: str, named: Named) -> Named:
     return replace(named, surface=surface, entity=surface, span=(start - 2, named.span[1]))
 
 
+def _given_name(name: str, lex: CorefLexicon) -> bool:
+    """One or two capitalised words opening with a common given name (Marcus, Beth Nakamura)."""
+    words = name.split()
+    return 1 <= len(words) <= 2 and words[0].isalpha() and words[0].lower() in lex.given_genders
+
+
 def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     """A role or kin word right before a capitalised name (my mentor Daniel Cho): the name is a person's."""
     before = text[:start].split()[-1:]
@@ -390,6 +396,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
         if not types and named.source == "proper" and _after_person_word(text, named.span[0], lex):
             types = ("person",)  # my mentor Daniel Cho, crew lead Hector Ruiz
+        elif named.source == "proper" and _given_name(named.entity, lex):
+            types = ("person",)  # I'm Marcus with card services: a person, whatever type word is near
         if not types and named.source == "proper":
             types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:

@@ -39,3 +39,12 @@ def test_a_common_given_name_tells_the_gender_of_two_staff_offered() -> None:
 def test_a_capitalised_name_after_a_role_word_is_a_person() -> None:
     said = "can my mentor Daniel Cho still see my work on the paused course"
     assert last_entity("I want to pause the IBM course", said, "ok pls tell him I'll be back") == "Daniel Cho"
+
+
+def test_a_capitalised_given_name_is_a_person_whatever_type_word_is_near() -> None:
+    said = "Hi, I'm Marcus with card services. Which card is the charge on?"
+    assert last_entity("a charge I don't recognize", said, "can he call me back later?") == "Marcus"
+
+
+def test_a_single_given_name_tells_the_gender() -> None:
+    assert title_gender("Grace", {"grace": "f"}) == "f"
