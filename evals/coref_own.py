@@ -60,9 +60,10 @@ def _kind_words() -> frozenset[str]:
 
 def same_referent(got: str | None, expected: str | None) -> bool:
     """The names a reader takes for the same thing: equal up to width and spaces (`same_name`), or one
-    is the other with a title before a person's name (Dr. Helen Marsh) or a kind word after the name of
-    a product, plan or code (Bose QuietComfort Ultra headset, B207班). The sets disagree on whether such
-    words belong to the name, so neither spelling is counted wrong; any other extra word still is.
+    is the other with a title before a person's name (Dr. Helen Marsh), a kind word after the name of
+    a product, plan or code (Bose QuietComfort Ultra headset, B207班) or before a code (case 88120).
+    The sets disagree on whether such words belong to the name, so neither spelling is counted wrong;
+    any other extra word still is.
 
     >>> same_referent("Dr. Helen Marsh", "Helen Marsh"), same_referent("B207", "B207班")
     (True, True)
@@ -76,9 +77,12 @@ def same_referent(got: str | None, expected: str | None) -> bool:
     short, long = sorted((got, expected), key=len)
     if _TITLE.sub("", long) == short:
         return True
-    rest = long[len(short) :].strip().lower()
-    ascii_end = short[-1:].isascii() and short[-1:].isalnum()
-    return long.startswith(short) and ascii_end and rest in _kind_words()
+    if long.startswith(short):
+        rest = long[len(short) :].strip().lower()
+        return short[-1:].isascii() and short[-1:].isalnum() and rest in _kind_words()
+    code = short.isascii() and " " not in short and any(c.isdigit() for c in short)
+    label = long[: len(long) - len(short)].strip().lower()  # case 88120, 轻量服务器lhins-8k2f9
+    return long.endswith(short) and code and label in _kind_words()
 
 
 def evaluate(gold: Path, *, show_errors: bool = False) -> tuple[int, int]:

@@ -60,3 +60,9 @@ def test_own_sets_take_a_title_or_a_kind_word_as_the_same_referent_and_nothing_e
     assert not same_referent("Lemonade renters policy renews", "Lemonade renters policy")
     assert not same_referent("石墨文档", "石墨文档团队版")
     assert not same_referent(None, "Helen Marsh")
+
+
+def test_own_sets_take_a_kind_word_before_a_code_as_the_same_referent() -> None:
+    assert same_referent("88120", "case 88120")
+    assert same_referent("服务器lhins-8k2f9", "lhins-8k2f9")
+    assert not same_referent("联通冰激凌129套餐", "冰激凌129套餐")
