@@ -57,3 +57,9 @@ def test_a_copula_and_a_type_suffix_are_no_name() -> None:
 
 def test_a_capital_and_hyphen_before_a_name_belong_to_it() -> None:
     assert "T-Mobile Go5G Plus" in _names("hey, I'm on T-Mobile Go5G Plus and my bill jumped")
+
+
+def test_a_word_in_capitals_after_a_count_and_before_a_noun_is_a_product_line() -> None:
+    names = _names("在宜家买了一个BILLY书架和一张LACK茶几，约了今天安装")
+    assert "BILLY书架" in names
+    assert "LACK茶几" in names
