@@ -18,6 +18,7 @@ the tagger reads as a common noun (金牌教练 is no person). Pure functions ov
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from state.coref.lexicon import CorefLexicon
 from state.coref.names import Named, overlaps
@@ -33,11 +34,31 @@ _NOT_NAME_CHARS = frozenset("有是在的了和我你他她它这那")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _titles(lex: CorefLexicon) -> list[str]:
-    """Person titles, longest first (副主任医师 before 主任), from the lexicon's person suffixes."""
+@dataclass(frozen=True, slots=True)
+class _Frames:
+    titles: frozenset[str]
+    title_re: re.Pattern[str]  # any title, longest first
+    gate: re.Pattern[str]  # a title, a role end before a surname, or a colon: where jieba may be needed
+
+
+_FRAMES: dict[int, tuple[object, _Frames]] = {}  # per lexicon (a reload makes a new one)
+
+
+def _frames(lex: CorefLexicon) -> _Frames:
+    """Person titles (副主任医师 before 主任, from the lexicon's person suffixes) and the cheap gate
+    that keeps the tagger off sentences no frame can match."""
+    cached = _FRAMES.get(id(lex))
+    if cached is not None and cached[0] is lex:
+        return cached[1]
     words = {s for s, types in lex.type_suffixes.items() if "person" in types and len(s) >= 2}
     words |= {f"副{s}" for s in words} | {"医师", "主任医师", "副主任医师"}
-    return sorted(words, key=len, reverse=True)
+    alternation = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
+    surnames = "".join(sorted(lex.surnames)) or "\\u4e00-\\u9fff"
+    gate = re.compile(rf"{alternation}|[{_ROLE_END}][{_LINK}]?[{surnames}小]|[：:]")
+    frames = _Frames(frozenset(words), re.compile(alternation), gate)
+    _FRAMES.clear()
+    _FRAMES[id(lex)] = (lex, frames)
+    return frames
 
 
 def _one_common_word(tokens: tuple[Token, ...], span: tuple[int, int]) -> bool:
@@ -60,16 +81,15 @@ def _name_ok(name: str, lex: CorefLexicon) -> bool:
 
 def _titled_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> list[tuple[int, int]]:
     out = []
-    for title in _titles(lex):
-        for m in re.finditer(re.escape(title), text):
-            for size in (3, 2):
-                start = m.start() - size
-                if start < 0 or (start > 0 and text[start - 1] not in _BEFORE_NAME + _ROLE_END):
-                    continue
-                span = (start, m.start())
-                if _name_ok(text[start : m.start()], lex) and not _one_common_word(tokens, span):
-                    out.append(span)
-                    break
+    for m in _frames(lex).title_re.finditer(text):
+        for size in (3, 2):
+            start = m.start() - size
+            if start < 0 or (start > 0 and text[start - 1] not in _BEFORE_NAME + _ROLE_END):
+                continue
+            span = (start, m.start())
+            if _name_ok(text[start : m.start()], lex) and not _one_common_word(tokens, span):
+                out.append(span)
+                break
     return out
 
 
@@ -114,8 +134,8 @@ def zh_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> lis
     >>> [n.entity for n in zh_people("好的，服务顾问是曹婷婷。", lex, [])]
     ['曹婷婷']
     """
-    if not _CJK.search(text) or not any(c in lex.surnames for c in text):
-        return []
+    if not _CJK.search(text) or not _frames(lex).gate.search(text):
+        return []  # no frame can match: the tagger stays off
     tokens = zh_tokens(text)
     spans = _titled_names(text, lex, tokens) + _role_names(text, lex, tokens) + _listed_names(text, lex, tokens)
     found: list[Named] = []
@@ -135,7 +155,7 @@ def full_name_of(surface: str, people: list[str], lex: CorefLexicon) -> str | No
     >>> full_name_of("项主任", ["陈博", "项文静"], load_coref_lexicon().get())
     '项文静'
     """
-    titles = _titles(lex)
+    titles = _frames(lex).titles
     if len(surface) < 3 or surface[0] not in lex.surnames or surface[1:] not in titles:
         return None
     for name in reversed(people):
