@@ -155,8 +155,9 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
     typed = [
         m
         for m in candidates
-        if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and _compatible(None, m.types, lex))
-    ]
+        if _compatible(anaphor.type, m.types, lex) == 2
+        or (anaphor.type is None and (_compatible(None, m.types, lex) or m.types == ("person",)))
+    ]  # 头一个 after 周二有专家张抒扬，周四有王欣: people are ranked as any listed thing
     for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
         said = [m for m in typed if m.turn_id == turn]
         named = list(dict.fromkeys(m.entity for m in said))

@@ -49,3 +49,8 @@ def test_the_other_noun_is_the_one_of_the_pair_not_spoken_of_since() -> None:
     said = "hi, I have a Chase Sapphire Preferred and a Chase Freedom Unlimited, and there's a charge"
     turns = (said, "the Freedom one. $89.99 from a shop", "Done, dispute number 48820-DSP.")
     assert last_entity(*turns, "does the other card get a new number too?") == "Chase Sapphire Preferred"
+
+
+def test_an_untyped_ordinal_ranks_the_people_an_agent_listed() -> None:
+    said = "您好，心内科下周二有专家张抒扬，周四有副主任医师王欣。"
+    assert last_entity("想给我妈挂心内科的号", said, "头一个挂号费多少") == "张抒扬"
