@@ -49,7 +49,9 @@ _WORD_END_EN = re.compile(
 )
 _NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
-_SECOND = re.compile(r"\b(?:a|an)\s+(?:second|another)\s+[a-z]+\s*[,:]?\s*$", re.IGNORECASE)
+_SECOND = re.compile(
+    r"\b(?:a|an)\s+(?:second|another)\s+[a-z]+\s*[,:]?\s*$|新的?[\u4e00-\u9fff]{0,2}号[是为:：]?\s*$", re.IGNORECASE
+)  # a second ticket, INC…; 新单号INC…
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,3 +54,11 @@ def test_the_other_noun_is_the_one_of_the_pair_not_spoken_of_since() -> None:
 def test_an_untyped_ordinal_ranks_the_people_an_agent_listed() -> None:
     said = "您好，心内科下周二有专家张抒扬，周四有副主任医师王欣。"
     assert last_entity("想给我妈挂心内科的号", said, "头一个挂号费多少") == "张抒扬"
+
+
+def test_a_new_number_pairs_with_the_record_of_its_kind_before_it() -> None:
+    first = "已为您登记工单INC0051122，分配给运维组。"
+    second = "需要另开，新单号INC0051187。"
+    assert (
+        last_entity("电脑蓝屏", first, "显示器也闪，要另开单吗", second, "那前一个单子修完记得通知我") == "INC0051122"
+    )
