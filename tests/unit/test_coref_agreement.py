@@ -48,3 +48,9 @@ def test_a_capitalised_given_name_is_a_person_whatever_type_word_is_near() -> No
 
 def test_a_single_given_name_tells_the_gender() -> None:
     assert title_gender("Grace", {"grace": "f"}) == "f"
+
+
+def test_a_pronoun_whose_clause_speaks_of_flying_binds_the_flight() -> None:
+    said = "携程订的南航CZ3101，广州飞北京，订单号1128847731234"
+    hotel = "查到了，您这个订单里还有一晚北京国贸大酒店。另外南航刚通知这趟航班取消了。"
+    assert last_entity(said, hotel, "啊？那它能免费改签吗") == "CZ3101"
