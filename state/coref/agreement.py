@@ -14,7 +14,7 @@ Pure functions over the window's mentions.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, TypeVar
 
 _MALE = frozenset({"he", "him", "his", "himself"})
@@ -40,9 +40,19 @@ def pronoun_gender(text: str) -> str | None:
     return "m" if word in _MALE else "f" if word in _FEMALE else None
 
 
-def title_gender(name: str) -> str | None:
-    """'m' or 'f' from a title said with a person's name."""
-    return "m" if _TITLE_MALE.search(name) else "f" if _TITLE_FEMALE.search(name) else None
+def title_gender(name: str, given: Mapping[str, str] | None = None) -> str | None:
+    """'m' or 'f' from a title said with a person's name, else from a common given name opening it
+    (`given`: lower-cased name → gender; Andre Silva, Beth Nakamura).
+
+    >>> title_gender("Ms. Lee"), title_gender("Beth Nakamura", {"beth": "f"}), title_gender("Lee")
+    ('f', 'f', None)
+    """
+    if _TITLE_MALE.search(name):
+        return "m"
+    if _TITLE_FEMALE.search(name):
+        return "f"
+    first = name.split()[0].lower() if given and name.isascii() and name.strip() else ""
+    return given.get(first) if given and first else None
 
 
 def known_gender(entity: str, mentions: Sequence[_Said]) -> str | None:

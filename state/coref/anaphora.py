@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from state.coref.cues import cued_pointer
 from state.coref.lexicon import CorefLexicon
 
 BUSINESS = "business"
@@ -128,7 +129,7 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
                 text[span[0] : span[1]],
                 span,
                 "weak",
-                head[1] if head else None,
+                head[1] if head else "person" if m.group("cls") == "位" else None,  # 后面那位: a person
                 head[0] if head else None,
                 (f"#{n}",),
                 0.7,
@@ -137,7 +138,7 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         taken.append(span)
     not_anaphora = {m.start() for m in lex.zh_not_anaphora_re.finditer(text)}
     for m in lex.zh_demonstrative_re.finditer(text):
-        if m.start() in not_anaphora or _overlaps(m.span(), taken):
+        if (m.start() in not_anaphora and not cued_pointer(text, m.start())) or _overlaps(m.span(), taken):
             continue
         pos = m.end()
         classifier = text[pos] if pos < len(text) and text[pos] in lex.zh_classifiers else None

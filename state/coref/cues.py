@@ -26,7 +26,7 @@ from state.coref.taggers import zh_tokens
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _EN_ONE = re.compile(r"\b(?:the|that|this)\s+((?:[a-z][a-z-]{2,}\s+){1,2})ones?\b", re.IGNORECASE)
-_ZH_POINTER = re.compile(r"(?:这|那)(?:个|单|笔|件|台|张|份|条|款|家|位)")
+_ZH_POINTER = re.compile(r"(?:这|那)(?:个|单|笔|件|台|张|份|条|款|家|位|只|辆|场|套|本)")
 _EN_NOT_CUES = frozenset(
     {"one", "ones", "other", "first", "second", "third", "last", "same", "whole", "next", "new", "old", "one's"}
     | {"is", "was", "are", "were", "has", "had", "does", "did", "will", "can", "and", "but", "for", "not", "way"}
@@ -39,6 +39,10 @@ _AFTER_GAP = 24  # … and between a name and a cue said after it, of the name t
 _AFTER_COST = 6  # a cue after the name (UA 1492 got cancelled) counts this much farther
 _KNOWN_KIND = _AFTER_GAP + _AFTER_COST + 1  # a cue the name's kind holds: farther than any said beside a name
 _BREAK = re.compile(r"[。；;！？!?,，、]|\.\s|\band\b|\bor\b|和|及|或")  # no cue across items or clauses
+_ZH_FUNCTION = frozenset(
+    "一下是的了在我你他她它们这那就还也都吧吗呢啊呀哦嗯和跟与或及对把被给让从到向说要想有没不很再又才刚"
+)  # no part of a cue
+_APPOSED_LABEL = re.compile(r"\s+[a-z]+,\s+")
 _EN_THE_TWO = re.compile(r"\bthe\s+([a-z][a-z-]{2,})\s+([a-z]{3,})\b", re.IGNORECASE)
 
 
@@ -87,7 +91,30 @@ def modifier_cues(text: str, span: tuple[int, int], head: str | None) -> tuple[s
     before = [t for t in zh_tokens(text) if t.end == span[0]]
     if before and before[0].tag.startswith(_ZH_CUE_TAGS) and len(before[0].text) >= 2:
         return (before[0].text,)
-    return ()
+    return said_before(text, span[0]) if head is None else ()
+
+
+def said_before(text: str, at: int) -> tuple[str, ...]:
+    """The words a Chinese pointer at `at` is said after, whatever the tagger split (韵|达那个, 英|短那只,
+    滞留的那个): the ends, two to four characters long, of the run of content characters before it,
+    longest first; a cue must then be found beside a candidate to count.
+
+    >>> said_before("英短那只上个月刚打完", 2)
+    ('英短',)
+    >>> said_before("滞留的那个里面是药", 3)
+    ('滞留',)
+    """
+    end = at - 1 if text[at - 1 : at] == "的" else at
+    start = end
+    while start > 0 and _CJK.match(text[start - 1]) and text[start - 1] not in _ZH_FUNCTION and end - start < 4:
+        start -= 1
+    return tuple(text[k:end] for k in range(start, end - 1))
+
+
+def cued_pointer(text: str, at: int) -> bool:
+    """Whether a content word ends right before the pointer at `at` (韵达那个我没收到: a reference, not
+    the filler 那个我)."""
+    return bool(said_before(text, at))
 
 
 def _distance(sentence: str, span: tuple[int, int], cue: str, opens: bool) -> int | None:
@@ -102,7 +129,9 @@ def _distance(sentence: str, span: tuple[int, int], cue: str, opens: bool) -> in
             gap = 0  # said inside the name (the Lodge cast iron skillet)
         elif m.end() <= span[0]:
             between = sentence[m.end() : span[0]]
-            gap = len(between) if len(between) <= _BEFORE_GAP and not _BREAK.search(between) else None
+            apposed = _APPOSED_LABEL.fullmatch(between) is not None  # a Sunday class, Power Cycle 45
+            near = len(between) <= _BEFORE_GAP and (apposed or not _BREAK.search(between))
+            gap = len(between) if near else None
         else:
             between = sentence[span[1] : m.start()]
             near = opens and len(between) <= _AFTER_GAP and not _BREAK.search(between)

@@ -165,6 +165,9 @@ def _en_phrase(sentence: str, head: str) -> tuple[tuple[int, int], str] | None:
     return found
 
 
+_PRICED_BY = re.compile(r"^\d+(?:\.\d+)?[元块]的")
+
+
 def enumeration(sentence: str) -> list[str]:
     """The items a sentence lists (一笔是398元，一笔是1299元; 喜茶多肉葡萄和瑞幸生椰拿铁; $15.49 and
     $22.99), in order; [] when it lists fewer than two."""
@@ -176,7 +179,7 @@ def enumeration(sentence: str) -> list[str]:
             parts = _ZH_AND.split(clause)
             if len(parts) == 2:
                 left = re.split(r"[的是了买点订有]", parts[0])[-1].strip()
-                right = parts[1].strip()
+                right = _PRICED_BY.sub("", parts[1].strip())  # 39元的腾讯王卡: the price modifies the item
                 if len(left) >= 2 and len(right) >= 2:
                     return [left, right]
         return []

@@ -137,6 +137,7 @@ class CorefLexicon:
     priced_types: frozenset[str] = field(default_factory=frozenset)  # 星卡19元套餐: a price inside the name
     thing_types: frozenset[str] = field(default_factory=frozenset)  # machines: one may stand for another
     surnames: frozenset[str] = field(default_factory=frozenset)  # 王, 李 …: a person named by a title starts with one
+    given_genders: dict[str, str] = field(default_factory=dict)  # andre → m, beth → f: English given names
     question_not_verbs: WordIndex = field(default_factory=lambda: WordIndex({}))  # 问题: holds 问, asks nothing
     pronoun_weak_types: frozenset[str] = field(default_factory=frozenset)  # 它 binds to these only as a last resort
     pronoun_hints: WordIndex = field(default_factory=lambda: WordIndex({}))  # 闪退 → software: what a pronoun does
@@ -380,6 +381,10 @@ def _build(lex: dict[str, Any], ents: dict[str, Any]) -> CorefLexicon:
         issued_types=frozenset(_words(lex.get("issued_types"), "issued_types")),
         record_types=frozenset(_words(lex.get("record_types"), "record_types")),
         surnames=frozenset(str(names.get("surnames") or "")),
+        given_genders={
+            **{w.lower(): "m" for w in _words(names.get("given_male"), "names.given_male")},
+            **{w.lower(): "f" for w in _words(names.get("given_female"), "names.given_female")},
+        },
         thing_types=frozenset(_words(lex.get("thing_types"), "thing_types")),
         priced_types=frozenset(_words(lex.get("priced_types"), "priced_types")),
         categories=_categories(lex.get("categories")),

@@ -23,6 +23,7 @@ from state.coref.categories import category_nouns
 from state.coref.lexicon import CorefLexicon, DictEntity, unnamed_type
 from state.coref.names import Named, chinese_names, core_name, overlaps, suffix_len, suffix_types
 from state.coref.open_names import open_names
+from state.coref.people import called_names, zh_people
 from state.coref.phrases import full_phrases
 from state.coref.taggers import zh_tokens
 
@@ -48,6 +49,9 @@ _NOT_NAME_WORDS = (
     "Should Will Shall Did Has Have Had Was Were Am What When Where Why How Who Which Any Just So And But "
 )
 _EN_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_JOINED_CLAUSE = re.compile(r"[是的和在有了与及或也都还就被把给让]")
+# words before a person's name that are no role: a shop or an app may be "called" or spoken "with"
+_NOT_ROLE_WORDS = frozenset({"with", "told", "asked", "ask", "tell", "called", "named", "emailed", "contacted"})
 _EN_PLACE_OF = re.compile(r"\b(?:in|at|near|from|to|of)\b", re.IGNORECASE)
 
 
@@ -110,6 +114,10 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
         if located is None or overlaps(span, taken):
             continue
         words, (start, end) = located
+        joined = _JOINED_CLAUSE.search(text, start, end)
+        if joined is not None:  # Young卡是信用卡: the name ends where a verb or particle joins it to a clause
+            end = joined.start()
+            words = text[start:end].split()
         name = text[start:end]
         sentence_start = not text[:start].strip() or text[:start].rstrip()[-1] in ".!?。！？"
         if (sentence_start or words[0].isupper()) and len(words) < 2:
@@ -117,6 +125,31 @@ def _english_proper_names(text: str, taken: list[tuple[int, int]]) -> list[Named
         out.append(Named(name, " ".join(words), (), (start, end), "proper", 0.5 if len(words) < 2 else 0.6))
         taken.append((start, end))
     return out
+
+
+_LETTER_PREFIX = re.compile(r"(?<![\w-])[A-Z]-$")
+
+
+def _with_letter_prefix(text: str, named: Named) -> Named:
+    """T-Mobile Go5G Plus, not Mobile Go5G Plus: a capital and a hyphen right before a name belong to it."""
+    start = named.span[0]
+    if named.dictionary or named.entity != named.surface or not _LETTER_PREFIX.search(text[max(0, start - 3) : start]):
+        return named
+    surface = text[start - 2 : named.span[1]]
+    return replace(named, surface=surface, entity=surface, span=(start - 2, named.span[1]))
+
+
+def _given_name(name: str, lex: CorefLexicon) -> bool:
+    """One or two capitalised words opening with a common given name (Marcus, Beth Nakamura)."""
+    words = name.split()
+    return 1 <= len(words) <= 2 and words[0].isalpha() and words[0].lower() in lex.given_genders
+
+
+def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
+    """A role or kin word right before a capitalised name (my mentor Daniel Cho): the name is a person's."""
+    before = text[:start].split()[-1:]
+    word = before[0].lower().strip(".,:") if before else ""
+    return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
 
 
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
@@ -281,6 +314,8 @@ def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
         return named
     ends = [s for s in lex.type_suffixes if named.surface.endswith(s) and "person" in lex.type_suffixes[s]]
     title = max(ends, key=len, default="")
+    if title and len(named.surface) - len(title) == 1 and lex.surnames and named.surface[0] not in lex.surnames:
+        return None  # 再约师傅上门: a verb and the title, no person
     if not title or len(named.surface) - len(title) <= 1 or not re.fullmatch(r"[\u4e00-\u9fff]+", named.surface):
         return named
     full = _full_name_before(text, named.span[1] - len(title), lex) if text else None
@@ -341,10 +376,13 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         if not overlaps(span, taken) and m.group(group) not in lex.name_stop:
             found.append(Named(m.group(group), m.group(group), suffix_types(m.group(group), lex), span, "quote", 0.7))
             taken.append(span)
+    found.extend(zh_people(text, lex, taken))
+    found.extend(called_names(text, taken))
     found.extend(chinese_names(text, lex, taken))
     found.extend(_english_suffix_names(text, lex, taken))
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
+    found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
     for named in map(lambda n: _issued(text, n, lex), phrases):
@@ -356,6 +394,10 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             types = (used_as,)  # 去钓鱼台国宾馆尝尝: a place to eat, whatever its name's suffix says
         elif focus is not None and _widen_to_focus(named, types, focus, lex):
             types = (*types, focus)  # 推荐您去汉拿山 when a restaurant was asked for: 山 does not decide
+        if not types and named.source == "proper" and _after_person_word(text, named.span[0], lex):
+            types = ("person",)  # my mentor Daniel Cho, crew lead Hector Ruiz
+        elif named.source == "proper" and _given_name(named.entity, lex):
+            types = ("person",)  # I'm Marcus with card services: a person, whatever type word is near
         if not types and named.source == "proper":
             types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:
@@ -364,7 +406,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             if hint is not None and (not types or hint in types):
                 types = (hint,)
         category = category_nouns(named.entity, lex)
-        kinds = tuple(dict.fromkeys((*_kinds(text, named, lex), *category)))
+        kinds = tuple(dict.fromkeys((*named.kinds, *_kinds(text, named, lex), *category)))
         if types == ("person",) and not named.dictionary and category:
             types = ()  # Confluence, a Tesla: a brand or product line the tagger took for a person
         descriptors = _descriptors(text, named.span, lex)

@@ -29,6 +29,9 @@ _DESCRIBED = re.compile(r"(?:这|那|该|此)[家个座所间段条]$")
 # ... or a kind asked for: 一家粤菜馆, 一家便宜点的温泉酒店 (a short body after an indefinite)
 _INDEFINITE = re.compile(r"(?:一|几|两|哪)?[家个座所间处](?P<mod>[^，。！？,!?了]{0,15}的)?$")  # 了: a clause between
 _COUNTED = re.compile(r"^[一二两三四五六七八九十几半每某][个只件台部张条份位种款双套把笔支]")  # 一只基金: indefinite
+_STAY = re.compile(r"(?:[一二两三四五六七八九十\d]+)(?:晚|夜)|[一二两三四五六七八九十]+[间套]")  # 7天酒店 is a brand
+_PRICE_TIER = re.compile(r"\d+元档?(?![\d/每])")
+_FUNCTION_CHARS = frozenset("是的了在把被给从到向和与或也都就还")
 _BRANCH_TAIL = re.compile(r"[（(].*[)）]$")
 _LIST_SPLIT = re.compile(r"[,，、]\s*")
 _LIST_LEAD = re.compile(r"^(?:比如说?|例如|包括|还有|分别是|分别有|有(?![点些])|是|像|如)[:：]?")  # 有点, 有些: "a bit"
@@ -87,6 +90,9 @@ def _trim_left(body: str, lex: CorefLexicon, keep: int, *, priced: bool = False)
     type noun only after a generic modifier (高档型酒店北京京仪大酒店, 餐馆喜蜗牛日料; not 和颐酒店…店).
     """
     best = 0
+    for counted in _STAY.finditer(body):  # 还有一晚北京王府井希尔顿酒店: the stay, not the hotel's name
+        if len(body) - counted.end() >= max(keep, 2):
+            best = counted.end()
     for word in lex.name_boundaries:
         start = 0
         while (at := body.find(word, start)) >= 0:
@@ -226,22 +232,27 @@ def _suffix_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) ->
         start = j + _trim_left(body, lex, 1 if len(m.group(0)) < 2 else 0, priced=priced)
         if start == j and j > 0 and text[j - 1] in ")）":  # 味多美(良乡店)和开黑电竞烧烤主题餐厅
             start += next((len(c) for c in lex.name_conjunctions if body.startswith(c)), 0)
+        if a - start == 1 and text[start] in _FUNCTION_CHARS:
+            continue  # 说是店里漏装的: a copula or particle and the suffix, no name
         if a - start < 1 and m.group(0) not in lex.standalone_names:
             continue  # a bare suffix (馆, 面馆, 度假村) is no name; a whole-name one (故宫) said alone is
-        candidates.append(((start, b), m.group(0)))
+        tier = _PRICE_TIER.match(text, b) if priced else None  # 全家享套餐99元, 畅享套餐128元档: the tier's name
+        candidates.append(((start, tier.end() if tier else b), m.group(0)))
     out: list[Named] = []
     # the longest candidate wins where two overlap (和颐酒店北京财满街店 over 和颐酒店)
-    for span, _suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
+    for span, suffix in sorted(candidates, key=lambda c: (-(c[0][1] - c[0][0]), -c[0][1])):
         name = text[span[0] : span[1]]
-        priced = bool(set(suffix_types(name, lex)) & lex.priced_types)
+        tier = _PRICE_TIER.search(name) if not name.endswith(suffix) else None
+        typed = name[: tier.start()] if tier else name  # the name up to its suffix, without a price tier
+        priced = bool(set(suffix_types(typed, lex)) & lex.priced_types)
         if (
             overlaps(span, taken)
-            or not _name_ok(name, lex, priced=priced)
-            or _described(text, span, suffix_len(name, lex))
+            or not _name_ok(typed, lex, priced=priced)
+            or _described(text, span, len(name) - len(typed) + suffix_len(typed, lex))
         ):
             continue
         taken.append(span)
-        out.append(Named(name, name, suffix_types(name, lex), span, "suffix", 0.8))
+        out.append(Named(name, name, suffix_types(typed, lex), span, "suffix", 0.8))
     return out
 
 

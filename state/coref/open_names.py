@@ -82,6 +82,15 @@ def _latin_runs(tokens: tuple[Token, ...], text: str) -> list[tuple[int, int, li
     return runs
 
 
+def _counted_line(tokens: tuple[Token, ...], first: int, last: int, words: list[str]) -> bool:
+    """One word in capitals right after a count and right before a Chinese noun (一个PAX衣柜): the
+    name of a product line said with its kind."""
+    counted = first > 0 and tokens[first - 1].tag in ("m", "q", "mq")
+    noun = last + 1 < len(tokens) and tokens[last + 1].tag == "n" and len(tokens[last + 1].text) >= 2
+    glued = noun and tokens[last + 1].start == tokens[last].end
+    return counted and glued and len(words) == 1 and words[0].isupper() and words[0].isalpha() and len(words[0]) >= 3
+
+
 def _zh_brand(tokens: tuple[Token, ...], i: int, lex: OpenNames, stop: frozenset[str]) -> int | None:
     """The index of a brand word right before token `i` (华为 before Mate60, 戴森 before 吹风机)."""
     if i == 0:
@@ -119,6 +128,9 @@ def _zh(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Name
             taken.append(span)
 
     for first, last, words in _latin_runs(tokens, text):
+        if _counted_line(tokens, first, last, words):  # 一个PAX衣柜, 一张MALM床架: a product line and its noun
+            add((tokens[first].start, tokens[last + 1].end), "product", 0.7)
+            continue
         if not _model_like(words, ol) or (first > 0 and tokens[first - 1].text in ol.zh_code_cues):
             continue  # 报E15, 提示0x80070005: an error code, not a model
         start = first

@@ -33,6 +33,8 @@ from state.coref.leads import NO_LEAD, Lead, bridges, lead_words
 from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
+from state.coref.people import full_name_of
+from state.coref.prices import by_price, compared_spans, price_comparison
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
@@ -47,6 +49,9 @@ _WORD_END_EN = re.compile(
 )
 _NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
+_SECOND = re.compile(
+    r"\b(?:a|an)\s+(?:second|another)\s+[a-z]+\s*[,:]?\s*$|新的?[\u4e00-\u9fff]{0,2}号[是为:：]?\s*$", re.IGNORECASE
+)  # a second ticket, INC…; 新单号INC…
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,17 +119,47 @@ def _plural(mention: Mention) -> bool:
     return any(len(w) > 3 and w.endswith("s") and not w.endswith("ss") for w in words)
 
 
+def _second_of_pair(n: int, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
+    """I've opened a second ticket, INC0093342 / another package, 773022914471: a thing said as the
+    second of its kind pairs with the last one of that kind said before it; the first one is that
+    earlier one, the second (or last) the one just said."""
+    for mention in reversed(candidates):
+        if not _SECOND.search(mention.sentence[max(0, mention.span[0] - 30) : mention.span[0]]):
+            continue
+        record = _numbered(mention, lex)
+        earlier = [
+            m
+            for m in candidates
+            if m.seq < mention.seq
+            and m.entity != mention.entity
+            and ((record and _numbered(m, lex)) or bool(set(m.types) & set(mention.types)))
+        ]
+        if not earlier:
+            return None
+        return earlier[-1] if n == 1 else mention if n in (2, -1) else None
+    return None
+
+
 def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
     """第二个订单, the first one: the n-th (or last) entity of the type asked for, in the order of the
-    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B)."""
+    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B), unless a thing said
+    since as the second of its kind makes a pair (`_second_of_pair`)."""
     n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
     if n is None:
         return None
+    paired = _second_of_pair(n, candidates, lex)
+    if paired is not None:
+        group_turns = [t for t in dict.fromkeys(m.turn_id for m in candidates) if _turn_lists(t, candidates)]
+        latest_group = max((m.seq for m in candidates if m.turn_id in group_turns[-1:]), default=-1)
+        second = max(m.seq for m in candidates if _SECOND.search(m.sentence[max(0, m.span[0] - 30) : m.span[0]]))
+        if second > latest_group:
+            return paired
     typed = [
         m
         for m in candidates
-        if _compatible(anaphor.type, m.types, lex) == 2 or (anaphor.type is None and _compatible(None, m.types, lex))
-    ]
+        if _compatible(anaphor.type, m.types, lex) == 2
+        or (anaphor.type is None and (_compatible(None, m.types, lex) or m.types == ("person",)))
+    ]  # 头一个 after 周二有专家张抒扬，周四有王欣: people are ranked as any listed thing
     for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
         said = [m for m in typed if m.turn_id == turn]
         named = list(dict.fromkeys(m.entity for m in said))
@@ -140,6 +175,16 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
             entity = named[n - 1] if n > 0 else named[-1]
             return next(m for m in reversed(typed) if m.entity == entity)
     return None
+
+
+def _numbered(mention: Mention, lex: CorefLexicon) -> bool:
+    """A record's number (INC0093318, 773022914458): an identifier with a digit in it."""
+    return _identifier(mention.entity, mention.types, lex) and any(c.isdigit() for c in mention.entity)
+
+
+def _turn_lists(turn: str, candidates: list[Mention]) -> bool:
+    """Whether `turn` named two or more entities."""
+    return len({m.entity for m in candidates if m.turn_id == turn}) >= 2
 
 
 def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Mention | None:
@@ -191,7 +236,8 @@ def _choose(
         bound = [
             m
             for m in candidates
-            if set(anaphor.descriptors) & set(m.descriptors) and _compatible(anaphor.type, m.types, lex)
+            if (set(anaphor.descriptors) & set(m.descriptors)) - set(lex.ordinals)  # fix Outlook first: no rank
+            and _compatible(anaphor.type, m.types, lex)
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
@@ -249,6 +295,7 @@ def _choose(
         and anaphor.kind == "anaphor"
         and not anaphor.text.endswith("们")
         and not anaphor.text.isascii()
+        and anaphor.text != "她"  # 她是联通的: a woman not named, never a shop or a plan
     ):
         # 他家, 他的周边: colloquially the place in focus as often as a person
         for mention in reversed([m for m in candidates if m.salient] or candidates):
@@ -293,8 +340,13 @@ def _found_again(
 
     n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
     if n is not None:  # an enumeration said since the last turn that named two or more entities
-        for index in range(len(recent) - 1, since(_ordinal(anaphor, window, lex)) - 1, -1):
+        listed = _ordinal(anaphor, window, lex)
+        for index in range(len(recent) - 1, since(listed) - 1, -1):
             items = enumeration(recent[index][1])
+            if listed is not None and anaphor.type is not None and recent[index][1] == listed.sentence:
+                group = [m.entity for m in window if m.sentence == listed.sentence]
+                if sum(any(g in item or item in g for g in group) for item in items) < 2:
+                    continue  # 后面那位 after 邓可欣…，马骁主要带增肌和康复训练: the people listed, not the skills
             if len(items) >= 2 and n <= len(items):
                 item = items[n - 1] if n > 0 else items[-1]
                 at = recent[index][1].find(item)
@@ -620,16 +672,22 @@ def resolve_turn(
         ]  # 这盒葡萄, that store: kept only when found again below
         anaphors += tagged_only
         taken += [a.span for a in tagged_only]
+        contrasts = [a.span for a in anaphors if a.kind == "contrast"]  # the other card: one of a pair
         others = [
             Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("other",), 0.6)
             for a, b in the_other(sentence.text)
-            if not overlaps((a, b), taken)
+            if not overlaps((a, b), [t for t in taken if t not in contrasts])
         ]
         anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
         taken += [o.span for o in others]
         anaphors += [  # the home one, the cancelled one, the auto policy: bound by the word said with it
             Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("cue",) if only else (), 0.6)
             for (a, b), _, only in one_references(sentence.text, taken)
+        ]
+        taken += [a.span for a in anaphors]
+        anaphors += [  # 做便宜的吧: a pick by price that no other finder took
+            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("price",), 0.6)
+            for a, b in compared_spans(sentence.text, taken)
         ]
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
@@ -642,6 +700,9 @@ def resolve_turn(
                 known = _known(item, window + new)
                 if known is not None:
                     item = replace(item, entity=known.entity, types=known.types)
+                elif item.types == ("person",):
+                    people = [m.entity for m in window + new if "person" in m.types]
+                    item = replace(item, entity=full_name_of(item.entity, people, lex) or item.entity)
                 anchors.append(_entity_anchor(item, sentence, turn.turn_id))
                 recommended = _recommended(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
@@ -657,7 +718,7 @@ def resolve_turn(
                         seq,
                         salient,
                         item.kinds,
-                        gender=title_gender(item.entity) if "person" in item.types else None,
+                        gender=title_gender(item.entity, lex.given_genders) if "person" in item.types else None,
                         lead=lead_words(
                             sentence.text,
                             item.span,
@@ -668,7 +729,15 @@ def resolve_turn(
                 )
                 continue
             chosen: Mention | None
-            if item.span in tails and tails[item.span][0] is item:
+            direction = price_comparison(sentence.text, item.span)
+            priced = None
+            if direction is not None:
+                priced = by_price(direction, [m for m in window + new if m.sentence != sentence.text])
+            if priced is not None:
+                chosen, confidence = priced, 0.7
+            elif "price" in item.descriptors:
+                continue  # a price compared with no priced options said: no reference
+            elif item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
             elif "other" in item.descriptors:
                 chosen, confidence = _other(item, window + new, spoken, lex), 0.6

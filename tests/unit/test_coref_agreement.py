@@ -28,3 +28,29 @@ def test_a_pronoun_skips_a_person_of_the_other_gender_and_continues_its_own() ->
     )
     assert last_entity(*said, "When is she next available?") == "Dr. Patel"
     assert last_entity(*said, "Does he take Aetna?") == "Dr. Okafor"
+
+
+def test_a_common_given_name_tells_the_gender_of_two_staff_offered() -> None:
+    said = "I can book you tomorrow with technician Marcus Reyes, or Friday with Julia Brandt."
+    assert last_entity("my car makes a noise", said, "tomorrow works, what time can he take it?") == "Marcus Reyes"
+    assert last_entity("my car makes a noise", said, "friday is better, is she experienced?") == "Julia Brandt"
+
+
+def test_a_capitalised_name_after_a_role_word_is_a_person() -> None:
+    said = "can my mentor Daniel Cho still see my work on the paused course"
+    assert last_entity("I want to pause the IBM course", said, "ok pls tell him I'll be back") == "Daniel Cho"
+
+
+def test_a_capitalised_given_name_is_a_person_whatever_type_word_is_near() -> None:
+    said = "Hi, I'm Marcus with card services. Which card is the charge on?"
+    assert last_entity("a charge I don't recognize", said, "can he call me back later?") == "Marcus"
+
+
+def test_a_single_given_name_tells_the_gender() -> None:
+    assert title_gender("Grace", {"grace": "f"}) == "f"
+
+
+def test_a_pronoun_whose_clause_speaks_of_flying_binds_the_flight() -> None:
+    said = "携程订的南航CZ3101，广州飞北京，订单号1128847731234"
+    hotel = "查到了，您这个订单里还有一晚北京国贸大酒店。另外南航刚通知这趟航班取消了。"
+    assert last_entity(said, hotel, "啊？那它能免费改签吗") == "CZ3101"

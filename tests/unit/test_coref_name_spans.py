@@ -41,3 +41,25 @@ def test_an_acronym_alone_is_no_name() -> None:
 def test_a_noun_before_a_number_labels_the_number_not_the_brand() -> None:
     names = _names("DHL tracking 4471920355 shows delivered but the box is not here")
     assert "DHL tracking" not in names
+
+
+def test_a_latin_name_ends_where_a_copula_joins_it_to_a_clause() -> None:
+    assert "Prime卡" in _names("我有两张卡，Prime卡是信用卡，另一张是储蓄卡")
+
+
+def test_a_counted_stay_before_a_hotel_is_no_part_of_its_name() -> None:
+    assert "杭州西湖国宾馆" in _names("订单里还有两晚杭州西湖国宾馆。")
+
+
+def test_a_copula_and_a_type_suffix_are_no_name() -> None:
+    assert _names("他说是店里漏装的") == []
+
+
+def test_a_capital_and_hyphen_before_a_name_belong_to_it() -> None:
+    assert "T-Mobile Go5G Plus" in _names("hey, I'm on T-Mobile Go5G Plus and my bill jumped")
+
+
+def test_a_word_in_capitals_after_a_count_and_before_a_noun_is_a_product_line() -> None:
+    names = _names("在宜家买了一个BILLY书架和一张LACK茶几，约了今天安装")
+    assert "BILLY书架" in names
+    assert "LACK茶几" in names

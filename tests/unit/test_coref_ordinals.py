@@ -20,3 +20,45 @@ def test_tou_yi_ge_is_the_first_of_the_labelled_items() -> None:
 def test_na_wei_asks_for_a_person_not_the_place_said_before() -> None:
     said = "骨科门诊在仁济医院东院三楼，今天坐诊的是陈立伟主任"
     assert last_entity("我想看膝盖", said, "那位下午还在吗") == "陈立伟"
+
+
+def test_a_typed_ordinal_counts_the_people_listed_not_a_list_inside_one_clause() -> None:
+    said = "目前有两位教练可约：王磊主要带减脂，陈静主要带增肌和康复训练。"
+    assert last_entity("想约私教", said, "后面那位是不是更合适") == "陈静"
+
+
+def test_a_thing_said_as_the_second_of_its_kind_pairs_with_the_one_before() -> None:
+    first = "hi, Teams keeps freezing on my Dell laptop, ticket INC0051122"
+    second = "For the headset I've opened a second ticket, INC0051187."
+    assert last_entity(first, "ok", second, "can you close the first one then?") == "INC0051122"
+    assert last_entity(first, "ok", second, "and the other one, who has it?") == "INC0051122"
+
+
+def test_an_adverb_first_gives_no_rank() -> None:
+    first = "hi, Outlook keeps asking for my password, ticket INC0051122"
+    fix = "Let's fix Outlook first: can you remove the account and add it back?"
+    second = "For the key I've opened a second ticket, INC0051187."
+    assert last_entity(first, fix, "done", second, "can you close the first one then?") == "INC0051122"
+
+
+def test_a_price_said_with_de_before_a_listed_item_is_no_part_of_it() -> None:
+    assert enumeration("目前有沃派59元套餐和39元的腾讯王卡，都比较实惠") == ["沃派59元套餐", "腾讯王卡"]
+
+
+def test_the_other_noun_is_the_one_of_the_pair_not_spoken_of_since() -> None:
+    said = "hi, I have a Chase Sapphire Preferred and a Chase Freedom Unlimited, and there's a charge"
+    turns = (said, "the Freedom one. $89.99 from a shop", "Done, dispute number 48820-DSP.")
+    assert last_entity(*turns, "does the other card get a new number too?") == "Chase Sapphire Preferred"
+
+
+def test_an_untyped_ordinal_ranks_the_people_an_agent_listed() -> None:
+    said = "您好，心内科下周二有专家张抒扬，周四有副主任医师王欣。"
+    assert last_entity("想给我妈挂心内科的号", said, "头一个挂号费多少") == "张抒扬"
+
+
+def test_a_new_number_pairs_with_the_record_of_its_kind_before_it() -> None:
+    first = "已为您登记工单INC0051122，分配给运维组。"
+    second = "需要另开，新单号INC0051187。"
+    assert (
+        last_entity("电脑蓝屏", first, "显示器也闪，要另开单吗", second, "那前一个单子修完记得通知我") == "INC0051122"
+    )
