@@ -43,7 +43,21 @@ COMPLAINT_STRESS = 0.7  # a customer segment this stressed is a complaint withou
 _PLAIN_FAMILIES = frozenset({"complaint_billing", "complaint_damage", "complaint_lateness", "complaint_expectation"})
 _YES_NO_AHEAD = re.compile(r"^(will|would|should|do|does|did|is|are|am) (i|we|the|my|it|this|that|there)\b")
 _WH_MORE = re.compile(r"(怎么样|什么|哪|多少|几[点天个号]|\bwhat\b|\bwhich\b|\bhow\b)")
-_OFFER_ASK = re.compile(r"^(shall i|should i|do you want me to|would you like me to|要不要我|需要我)")  # an offer asked
+# An offer asked back ("Shall I do that?", "您看方便吗？"): a question, and so is the offer it closes.
+_OFFER_ASK = re.compile(
+    r"^(shall i|should i|do you want me to|would you like me to|要不要我|需要我)"
+    r"|(您|你)看[^，。？]{0,4}(方便|可以|行|合适)吗[？?]?$"
+)
+OFFER_ASKED = "offer_asked"
+# Something once done ("您之前开通过", "我以前用过"): a past experience, not progress on the case.
+_ONCE_DONE = re.compile(r"(之前|以前|曾经|上次)[^，。！？]{0,8}过(?!了)")
+WISH = "wish"
+_CLAUSE = re.compile(r"[，,;；]")
+# Asking whether the company pays for something ("Will you pay the vet bill?", "Will you cover it?"):
+# a question about what is covered, not an action asked for.
+_WILL_YOU_PAY = re.compile(r"\bwill you (pay|cover|reimburse|compensate|refund)\b")
+# "is that what you're saying?": the "what" of a clarification, not a question for information.
+_WHAT_MEANT = re.compile(r"\bwhat you('re| are)? ?(saying|mean|meant)\b")
 _ABLE = re.compile(r"\b(possible|able|allowed)\b")
 _ASK_HOW = re.compile(r"(怎么|如何)(补偿|赔偿|赔|处理一下)")
 _ZH_AGAIN = re.compile(r"又")  # "你们又让我交？": a repetition asked back is a repeat complaint
@@ -114,17 +128,21 @@ def segment_kind(
     repeat = (REPEAT_CUE,) if customer and has(REPEAT_CUE) else ()
     if (label == "neutral" and has("smalltalk", stripped)) or (not asked and has("courtesy")):
         return "smalltalk", ()
+    if not asked and has(WISH, stripped):
+        return "smalltalk", (WISH,)
     if customer and not asked and has("problem_gone") and not repeat:
         return "resolution_confirmation", ("resolution", "problem_gone")
     if customer:
         families = complaint_families(text, lex, langs)
+        if asked and not repeat and _WILL_YOU_PAY.search(text):
+            return "question", ("yes_no_question",)
         if asked and families and set(families) <= _PLAIN_FAMILIES and not repeat and _YES_NO_AHEAD.match(stripped):
             return "question", ("yes_no_question",)
         if has("repeat_contact"):
             return "repeat_complaint", (*families, "repeat_contact")
         if families:
             return ("repeat_complaint" if repeat else "complaint"), (*families, *repeat)
-    if asked and has("clarification") and not _WHICH.search(text):
+    if asked and has("clarification") and not _WHICH.search(_WHAT_MEANT.sub("", text)):
         return "clarification", ("clarification",)
     if asked and (label == "clarify" or (label == "request" and has("info_ask"))):
         return "question", ("info_question",)
@@ -148,9 +166,9 @@ def segment_kind(
         asked
         and label == "request"
         and not has("request_question")
-        and (has("wh_question") or _WH_MORE.search(text) or _OFFER_ASK.match(stripped))
+        and (has("wh_question") or _WH_MORE.search(text) or _OFFER_ASK.search(stripped))
     ):
-        return "question", ("wh_question",)
+        return "question", (OFFER_ASKED,) if _OFFER_ASK.search(stripped) else ("wh_question",)
     if customer and asked and repeat and _ZH_AGAIN.search(text):
         return "repeat_complaint", ("repeat_question",)
     if label in ("neutral", "commitment") and has("done_scheduled"):
@@ -179,17 +197,28 @@ def segment_kind(
         label = "question" if asked else "neutral"
     if label in _KIND_OF_LABEL:
         return _KIND_OF_LABEL[label], repeat
-    if has("status_update", stripped):
+    if has("status_update", stripped) and not _ONCE_DONE.search(stripped):
         return "status_update", repeat
     if customer and stress >= COMPLAINT_STRESS:
         return ("repeat_complaint" if repeat else "complaint"), ("complaint_stress", *repeat)
+    if not asked and any(has(WISH, part.strip()) for part in _CLAUSE.split(stripped)[1:]):
+        return "smalltalk", (WISH,)  # a remark that ends on a wish: "豆豆今天很乖，祝它早日康复"
     return "statement", repeat
 
 
 def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
     """A complaint whose turn says elsewhere that it happens again is a repeat complaint
-    ("I was charged twice. Again!": the repetition is its own segment), and a question after a
-    clarification in the same turn closes that clarification ("您的意思是桌面没问题，是吗？")."""
+    ("I was charged twice. Again!": the repetition is its own segment), a question after a
+    clarification in the same turn closes that clarification ("您的意思是桌面没问题，是吗？"), an
+    offer asked back makes the offer before it a question ("我帮您约周四，您看方便吗？"), and beside a
+    wish the turn's plain remarks are courtesy too ("小橘今天挺勇敢的，祝它早日康复。")."""
+    tags = list(tags)
+    if any(WISH in t.cues for t in tags) and not any(t.kind in _SUBSTANCE for t in tags):
+        tags = [replace(t, kind="smalltalk") if _aside(t) else t for t in tags]
+    asked_back = [i for i, t in enumerate(tags) if OFFER_ASKED in t.cues]
+    if asked_back:
+        last = max(asked_back)
+        tags = [replace(t, kind="question") if i < last and t.kind == "commitment" else t for i, t in enumerate(tags)]
     kinds = [t.kind for t in tags]
     if "clarification" in kinds and "question" in kinds[kinds.index("clarification") :]:
         # "您的意思是只有桌腿断了，桌面没问题，是吗？": what lies between the clarification and the
@@ -200,6 +229,30 @@ def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
     if not any(REPEAT_CUE in t.cues for t in tags) or not any(t.kind == "complaint" for t in tags):
         return tuple(tags)
     return tuple(replace(t, kind="repeat_complaint") if t.kind == "complaint" else t for t in tags)
+
+
+# Types a wish does not soften: what the turn reports, asks, refuses or promises on its own words.
+_SUBSTANCE = frozenset(
+    {
+        "repeat_complaint",
+        "complaint",
+        "resolution_confirmation",
+        "action_request",
+        "refusal",
+        "third_party_commitment",
+        "question",
+        "clarification",
+    }
+)
+
+
+def _aside(tag: SegmentTags) -> bool:
+    """A remark beside a wish: a plain statement, or a "will" read only from a future word
+    ("琴准了手感也会好很多")."""
+    if tag.kind == "statement":
+        return True
+    weak = bool(set(tag.cues) & {"agent_future", "forecast"})
+    return tag.kind == "commitment" and weak and "agent_commitment" not in tag.cues
 
 
 def unit_kind(kinds: Sequence[str]) -> str:

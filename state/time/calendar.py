@@ -150,3 +150,54 @@ def add_business_days(value: datetime, days: int) -> datetime:
 def end_of_day(value: datetime) -> datetime:
     """The last second of `value`'s day (the house convention for an interval's end)."""
     return day_start(value) + timedelta(days=1) - ONE_SECOND
+
+
+# Named days of the shopping and holiday calendar, as (month, day) or (month, weekday, nth, days after).
+_FIXED_DAYS = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "boxing day": (12, 26),
+    "new year's eve": (12, 31),
+    "new year's day": (1, 1),
+    "valentine's day": (2, 14),
+    "halloween": (10, 31),
+}
+# Days after the fourth Thursday of November.
+_THANKSGIVING_DAYS = {"thanksgiving": 0, "black friday": 1, "cyber monday": 4}
+
+
+def named_day(name: str, year: int) -> datetime | None:
+    """The date of a named day in `year` (Black Friday: the day after the fourth Thursday of
+    November); None for a name not known.
+
+    >>> named_day("black friday", 2026).date(), named_day("christmas", 2027).date()
+    (datetime.date(2026, 11, 27), datetime.date(2027, 12, 25))
+    """
+    key = name.lower().replace("’", "'")
+    if key in _FIXED_DAYS:
+        month, day = _FIXED_DAYS[key]
+        return datetime(year, month, day)  # noqa: DTZ001 - naive local wall clock by design
+    if key in _THANKSGIVING_DAYS:
+        first = datetime(year, 11, 1)  # noqa: DTZ001
+        thursday = first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+        return thursday + timedelta(days=_THANKSGIVING_DAYS[key])
+    return None
+
+
+def nearest_named_day(name: str, base: datetime, mod: str) -> datetime | None:
+    """A named day relative to `base`: `last` the latest one before today, `next` the first after
+    today, otherwise this year's unless it is over, then next year's.
+
+    >>> nearest_named_day("black friday", datetime(2027, 3, 15), "last").date()
+    datetime.date(2026, 11, 27)
+    """
+    today = day_start(base)
+    this = named_day(name, today.year)
+    if this is None:
+        return None
+    if mod == "last":
+        return this if this < today else named_day(name, today.year - 1)
+    if mod == "next":
+        return this if this > today else named_day(name, today.year + 1)
+    return this if this >= today else named_day(name, today.year + 1)

@@ -80,6 +80,12 @@ _PAST_DURATION = re.compile(
 )
 
 
+# A length followed by "now" or "so far" ("on hold for 35 minutes now") runs up to the event.
+_UP_TO_NOW = re.compile(r"^\s+(?:now|so far|already)\b", _F)
+# 中午 / 正午 as a limit (明天中午之前) means noon itself, not the end of the midday span.
+_NOON = re.compile(r"(中午|正午)$")
+
+
 # A past word before a count counts only in the count's own clause (最近物流会慢，大概要三天 is ahead).
 _CLAUSE_MARK = re.compile(r"[，。；！？,;!?]")
 
@@ -178,6 +184,8 @@ def find_within(text: str, base: datetime) -> list[Found]:
 def _limit_of(found: Found, exclusive: bool, cues: DeadlineCues) -> tuple[datetime, Granularity]:
     """The instant a deadline on `found` falls at: a clock time itself, else the end of the span."""
     length = found.end - found.start
+    if _NOON.search(found.form) and length <= timedelta(hours=6):
+        return found.start.replace(hour=12, minute=0, second=0, microsecond=0), "minute"
     if length < timedelta(hours=1):
         return found.start.replace(second=0, microsecond=0), "minute"
     if length > timedelta(days=1) and exclusive and not cues.inclusive_end.search(found.form):
@@ -258,7 +266,9 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
             if zh and not business and not _duration_context(text, m):
                 continue  # a bare 三天 / 24小时 without a word of duration is too often something else
             clause = max([0, m.start() - 12, *(c.end() for c in _CLAUSE_MARK.finditer(text, 0, m.start()))])
-            near = _PAST_DURATION.search(text[clause : m.end() + 3]) is not None
+            near = _PAST_DURATION.search(text[clause : m.end() + 3]) is not None or bool(
+                _UP_TO_NOW.match(text[m.end() :])
+            )
             past = near or clause_tense(text, m.span()) == "past"
             if past:
                 start, end = _span_back(base, unit, amount, business), base

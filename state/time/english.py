@@ -3,7 +3,8 @@
 Conventions (documented, replay-stable): `next Tuesday` is the Tuesday of next week, `last
 Tuesday` the Tuesday of last week, `this Tuesday` the one of this week, a bare `Tuesday` the next
 one after today; `end of the month` is its last day; `in two hours` / `two days ago` are offsets
-from the event time; a bare clock hour 1–6 without am/pm means the afternoon. Parts of the day
+from the event time; a bare clock hour 1–6 without am/pm means the afternoon; named days (Black
+Friday, Christmas Eve) are the latest before today with `last`, else the next one. Parts of the day
 follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24.
 
 dateparser's search splits phrases oddly ("two days ago and"); these rules take its place for

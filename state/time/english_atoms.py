@@ -273,6 +273,14 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?P<mod>month|year)-end\b", _F), "mend"),
     (
         re.compile(
+            r"\b(?:(?P<mod>last|next|this) )?(?P<name>black friday|cyber monday|thanksgiving|christmas eve|"
+            r"christmas day|christmas|boxing day|new year['’]s eve|new year['’]s day|valentine['’]s day|halloween)\b",
+            _F,
+        ),
+        "named",
+    ),
+    (
+        re.compile(
             rf"\b(?:(?P<mod>next|last|this|coming|this coming|the next|past) )?(?P<wd>{_WD})\b"
             r"(?: (?P<wk>next week|last week|this week))?",
             _F,
@@ -368,6 +376,9 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
         return _day(span, cal.year_interval(base)[1])
     if kind == "weekday":
         return _weekday_atom(m, base)
+    if kind == "named":
+        named = cal.nearest_named_day(m.group("name"), base, (m.group("mod") or "").lower())
+        return None if named is None else _day(span, named)
     if kind == "period":
         return _period_atom(m, base)
     if kind == "weekend":

@@ -331,3 +331,63 @@ def test_a_count_before_this_morning_is_no_clock() -> None:
 
 def test_a_part_of_a_month_said_in_the_past_is_behind() -> None:
     assert only("It was delivered in mid-October.", WEDNESDAY).start.date().isoformat() == "2026-10-11"
+
+
+FRESH3 = Path(__file__).resolve().parents[1] / "fixtures" / "time_fresh3.jsonl"
+
+
+def test_third_fresh_set_every_deadline_exact_and_97_percent_overall() -> None:
+    items = load_gold(FRESH3)
+    verdicts = [(i, judge(i, ours(i))[0]) for i in items]
+    assert all(ok for i, ok in verdicts if i.kind == "deadline")
+    assert sum(ok for _, ok in verdicts) / len(items) >= 0.97
+
+
+def test_noon_as_a_limit_is_twelve_oclock() -> None:
+    found = only("后天中午之前把合同签回来", MONDAY)
+    assert (found.kind, found.deadline, found.granularity) == (
+        "deadline",
+        datetime(2026, 12, 2, 12, 0, tzinfo=UTC),
+        "minute",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "day"),
+    [
+        # a relative clause with a done verb (寄出的, 来装的, 来修的, 交的) puts its date behind the event
+        ("12月20日交的押金一直没退。", datetime(2027, 1, 5, 9, tzinfo=UTC), "2026-12-20"),
+        ("周日来修的热水器又不出热水了。", datetime(2026, 12, 2, 9, tzinfo=UTC), "2026-11-29"),
+        # a plain past verb the list did not know: failed, expired
+        ("My card was fine but the payment failed on December 28.", datetime(2027, 1, 5, 9, tzinfo=UTC), "2026-12-28"),
+        ("The voucher expired on December 30.", datetime(2027, 1, 5, 9, tzinfo=UTC), "2026-12-30"),
+    ],
+)
+def test_a_done_clause_puts_its_date_behind(text: str, base: datetime, day: str) -> None:
+    assert only(text, base).start.date().isoformat() == day
+
+
+def test_a_length_said_with_now_runs_up_to_the_event() -> None:
+    found = only("We've been stuck at the border for six hours now.", WEDNESDAY)
+    assert (found.kind, found.end) == ("duration", WEDNESDAY)
+    assert found.start == WEDNESDAY.replace(hour=WEDNESDAY.hour - 6)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # said on Wednesday 2 December 2026: the last Black Friday is the one just gone
+        ("I ordered it last Black Friday.", "2026-11-27"),
+        ("We were closed last Christmas Eve.", "2025-12-24"),
+        ("The shop reopens after Boxing Day.", "2026-12-26"),
+        # a named day already over this year is next year's
+        ("The next sale is on Cyber Monday.", "2027-11-29"),
+    ],
+)
+def test_named_days_of_the_calendar(text: str, day: str) -> None:
+    assert only(text, WEDNESDAY).start.date().isoformat() == day
+
+
+def test_a_limit_on_a_named_day_ends_with_it() -> None:
+    found = only("Can it arrive before Christmas?", WEDNESDAY)
+    assert (found.kind, found.deadline) == ("deadline", datetime(2026, 12, 25, 23, 59, 59, tzinfo=UTC))

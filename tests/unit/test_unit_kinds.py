@@ -250,3 +250,64 @@ def test_a_smell_that_is_gone_is_no_complaint() -> None:
 )
 def test_agent_declines_and_promises(text: str, kind: str) -> None:
     assert _unit(text, "agent").unit_type == kind
+
+
+def _turn_kind(text: str, role: str) -> str:
+    """The most salient type of a turn's units (the rules alone, no head)."""
+    ev = ConversationEvent(event_id="e", session_id="s", ts=TS, text=text, speaker_role=role)  # type: ignore[arg-type]
+    _, turn = tag_turn(None, normalise_turn(ev, NormaliseConfig()), TagConfig(), LEX)
+    return unit_kind([u.unit_type for u in units_from_turn(turn)])
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        # a wish opening a sentence is courtesy, and so are the plain remarks beside it
+        ("祝您和家人周末出游愉快，天气预报说会放晴。", "agent", "smalltalk"),
+        ("豆豆今天表现很乖，祝它早日康复。", "agent", "smalltalk"),
+        ("提前祝贵公司开业大吉。", "agent", "smalltalk"),
+        ("Enjoy the concert, and the parking opens at six.", "agent", "smalltalk"),
+        ("Have a lovely trip, the ferry will be calm this time of year.", "agent", "smalltalk"),
+        ("Give Max a pat from the team, he was very patient today.", "agent", "smalltalk"),
+        ("Hope the party goes well, we've invited forty friends.", "customer", "smalltalk"),
+        # a wish does not soften a complaint or a request in the same turn
+        ("祝你们生意兴隆，可是我的洗衣机还是漏水。", "customer", "complaint"),
+        # an offer asked back is a question, offer and all
+        ("我帮您改到下周二上午，您看方便吗？", "agent", "question"),
+        ("I can switch you to the annual plan today. Shall I go ahead?", "agent", "question"),
+        # asking whether the business pays is a question, not a request
+        ("Will you cover the cost of the taxi?", "customer", "question"),
+        # a request asked as a question names what to add, cut, waive or bring
+        ("这个月的网费能不能减一点？", "customer", "action_request"),
+        ("能先给我们病房再加一床被子吗？", "customer", "action_request"),
+        ("Could she also look at the back tyre?", "customer", "action_request"),
+        # why didn't you …: a reproach, not a question for information
+        ("发错颜色为什么不先问我一声？", "customer", "complaint"),
+        # a reported promise: "says she'll", a doctor, 答复
+        ("Priya says she'll send the revised quote this afternoon.", "agent", "third_party_commitment"),
+        ("王医生说他明天上午可以加一个号。", "agent", "third_party_commitment"),
+        ("物流那边答复周五前送到。", "agent", "third_party_commitment"),
+        # declining: I'm afraid we can't …, 只能…不能…, 没办法答应
+        ("I'm afraid we can't reinstate the old tariff.", "agent", "refusal"),
+        ("电子发票只能按订单开，不能合并开具。", "agent", "refusal"),
+        ("退押金要店长签字，我这边没办法直接同意。", "agent", "refusal"),
+        # a problem that is gone or a thing that works again
+        ("The scanner isn't jamming anymore.", "customer", "resolution_confirmation"),
+        ("The sofa came on Tuesday and the cushions are the right way round.", "customer", "resolution_confirmation"),
+        ("窗帘调好了，这次尺寸都对了。", "customer", "resolution_confirmation"),
+        # a state that is still wrong, a count short, a service stopped, dizziness
+        ("The heater still isn't switched on and it's been a week.", "customer", "complaint"),
+        ("订了五十份便当，一数只有四十二份。", "customer", "complaint"),
+        ("我们小区的暖气昨天晚上就停了。", "customer", "complaint"),
+        ("新配的隐形眼镜戴上以后头晕。", "customer", "complaint"),
+        ("昨天已经跟物业说过一次了，今天还是没人来修。", "customer", "repeat_complaint"),
+        ("上周问你们还是这句话，说在排队。", "customer", "repeat_complaint"),
+        # a customer's own plan, a photo sent
+        ("那我先下周一过去看看再说。", "customer", "commitment"),
+        ("截图发了，您看一下。", "customer", "status_update"),
+        # 会 inside a noun (年会, 会员) is no promise; something once done is no progress
+        ("您之前开通过这个会员。", "agent", "statement"),
+    ],
+)
+def test_wishes_offers_reported_promises_and_refusals(text: str, role: str, kind: str) -> None:
+    assert _turn_kind(text, role) == kind
