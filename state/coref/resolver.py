@@ -29,12 +29,15 @@ from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_c
 from state.coref.categories import category_nouns
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
-from state.coref.leads import NO_LEAD, Lead, bridges, lead_words
-from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
+from state.coref.leads import bridges, lead_words
+from state.coref.lexicon import CorefLexicon, open_names_on
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
 from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
+from state.coref.window import Mention, compatibility, identifier
+
+__all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
 
 _CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
@@ -61,25 +64,6 @@ class CorefConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class Mention:
-    """An entity as last named in the session: what an anaphor can resolve to."""
-
-    entity: str
-    surface: str
-    types: tuple[str, ...]
-    turn_id: str
-    sentence: str
-    span: tuple[int, int]  # of `surface` in `sentence`
-    descriptors: tuple[str, ...]
-    seq: int
-    salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
-    kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
-    topic_in: str | None = None  # the sentence that last referred back to it (it is covered under X)
-    gender: str | None = None  # a person's, from a title or a gendered pronoun resolved to them
-    lead: Lead = NO_LEAD  # kind words its introducing clause tied to it (炖盅是…, booking code …)
-
-
-@dataclass(frozen=True, slots=True)
 class CorefState:
     mentions: tuple[Mention, ...] = ()
     seq: int = 0
@@ -96,21 +80,6 @@ class CorefTurn:
     turn_id: str
     ts: datetime
     sentences: tuple[Sentence, ...]
-
-
-def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
-    """2: the types agree; 1: the mention is untyped; 0: they disagree."""
-    if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
-        return 0 if unnamed_type(lex, anaphor_type) else 1
-    if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
-        return 1 if anaphor_type is None else 2 if anaphor_type in lex.record_types else 0
-    if anaphor_type is None:
-        if types == ("person",):
-            return 0
-        return 1 if set(types) <= lex.pronoun_weak_types else 2
-    if anaphor_type == BUSINESS:
-        return 2 if set(types) & lex.business_types else 0
-    return 2 if anaphor_type in types else 0
 
 
 def _plural(mention: Mention) -> bool:
@@ -157,8 +126,8 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
     typed = [
         m
         for m in candidates
-        if _compatible(anaphor.type, m.types, lex) == 2
-        or (anaphor.type is None and (_compatible(None, m.types, lex) or m.types == ("person",)))
+        if compatibility(anaphor.type, m.types, lex) == 2
+        or (anaphor.type is None and (compatibility(None, m.types, lex) or m.types == ("person",)))
     ]  # 头一个 after 周二有专家张抒扬，周四有王欣: people are ranked as any listed thing
     for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
         said = [m for m in typed if m.turn_id == turn]
@@ -179,7 +148,7 @@ def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> 
 
 def _numbered(mention: Mention, lex: CorefLexicon) -> bool:
     """A record's number (INC0093318, 773022914458): an identifier with a digit in it."""
-    return _identifier(mention.entity, mention.types, lex) and any(c.isdigit() for c in mention.entity)
+    return identifier(mention.entity, mention.types, lex) and any(c.isdigit() for c in mention.entity)
 
 
 def _turn_lists(turn: str, candidates: list[Mention]) -> bool:
@@ -214,7 +183,7 @@ def _topic(anaphor: Anaphor, latest: Mention, pool: list[Mention], lex: CorefLex
             mention.topic_in == latest.sentence
             and mention.seq < latest.seq
             and mention.entity != latest.entity
-            and _compatible(anaphor.type, mention.types, lex) == 2
+            and compatibility(anaphor.type, mention.types, lex) == 2
         ):
             return mention
     return latest
@@ -229,7 +198,7 @@ def _choose(
     if hinted is not None:
         return hinted, anaphor.confidence * 0.9
     if anaphor.text.lower() in ("they", "them", "their"):  # the headphones, not the laptop
-        plural = [m for m in candidates if _plural(m) and _compatible(anaphor.type, m.types, lex) == 2]
+        plural = [m for m in candidates if _plural(m) and compatibility(anaphor.type, m.types, lex) == 2]
         if plural:
             return plural[-1], anaphor.confidence * 0.9
     if anaphor.descriptors:
@@ -237,7 +206,7 @@ def _choose(
             m
             for m in candidates
             if (set(anaphor.descriptors) & set(m.descriptors)) - set(lex.ordinals)  # fix Outlook first: no rank
-            and _compatible(anaphor.type, m.types, lex)
+            and compatibility(anaphor.type, m.types, lex)
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
@@ -250,7 +219,7 @@ def _choose(
         # 那台扫地机器人 for 机器人X20: a Chinese head whose last word (two characters or more) the name holds
         ends = [head[k:] for k in range(len(head) - 1)] if not head.isascii() else [head]
         headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or head in m.kinds]
-        compatible = _compatible(anaphor.type, headed[-1].types, lex) if headed else 0
+        compatible = compatibility(anaphor.type, headed[-1].types, lex) if headed else 0
         # a name said with the noun; or of a kind the noun names (这个系统 for 用友U8), whatever its type
         if headed and (
             compatible == 2
@@ -261,7 +230,7 @@ def _choose(
     penalty = 0.6 if anaphor.descriptors else 1.0
     for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
         for mention in reversed(pool):
-            if _compatible(anaphor.type, mention.types, lex) == 2:
+            if compatibility(anaphor.type, mention.types, lex) == 2:
                 mention = _topic(anaphor, mention, pool, lex)
                 confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
                 return mention, confidence * penalty
@@ -282,13 +251,13 @@ def _choose(
         if shops:
             return shops[-1], 0.4
     for mention in reversed(candidates):
-        if _compatible(anaphor.type, mention.types, lex) == 1:
+        if compatibility(anaphor.type, mention.types, lex) == 1:
             return mention, anaphor.confidence * 0.6
     if anaphor.type in lex.place_types and anaphor.kind != "contrast":
         # 该餐馆 right after 给您推荐钓鱼台国宾馆: with no place of the asked type in the window, the
         # place just recommended is meant, whatever its name's suffix says
         places = [m for m in candidates if m.salient and set(m.types) & lex.place_types]
-        if places and not any(_compatible(anaphor.type, m.types, lex) for m in candidates):
+        if places and not any(compatibility(anaphor.type, m.types, lex) for m in candidates):
             return places[-1], 0.3
     if (
         anaphor.head is None
@@ -467,15 +436,6 @@ def _tail_references(
                 taken.append(span)
             break
     return found
-
-
-_CODE = re.compile(r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+")  # WRK-99, RMA-55X-9031
-
-
-def _identifier(entity: str, types: tuple[str, ...], lex: CorefLexicon) -> bool:
-    """A record's number, or a hyphenated code in capitals and digits whatever a finder typed it
-    (campaign WRK-99 read as a product model)."""
-    return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types) or _CODE.fullmatch(entity) is not None
 
 
 def _lead_start(named: list[Named], start: int) -> int:
@@ -722,7 +682,7 @@ def resolve_turn(
                         lead=lead_words(
                             sentence.text,
                             item.span,
-                            identifier=_identifier(item.entity, item.types, lex),
+                            identifier=identifier(item.entity, item.types, lex),
                             since=_lead_start(named, item.span[0]),
                         ),
                     )
