@@ -33,6 +33,7 @@ from state.coref.leads import bridges, lead_words
 from state.coref.lexicon import CorefLexicon, open_names_on
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
 from state.coref.names import Named, core_name, demonstrated, overlaps
+from state.coref.ordinals import by_ordinal
 from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
 from state.coref.window import Mention, compatibility, identifier
@@ -52,9 +53,6 @@ _WORD_END_EN = re.compile(
 )
 _NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
 _EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
-_SECOND = re.compile(
-    r"\b(?:a|an)\s+(?:second|another)\s+[a-z]+\s*[,:]?\s*$|新的?[\u4e00-\u9fff]{0,2}号[是为:：]?\s*$", re.IGNORECASE
-)  # a second ticket, INC…; 新单号INC…
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,74 +84,6 @@ def _plural(mention: Mention) -> bool:
     """Named with a plural product word (Sony WH-1000XM5 headphones, the Nike sneakers)."""
     words = [*mention.kinds, mention.entity.split()[-1].lower()] if mention.entity.isascii() else []
     return any(len(w) > 3 and w.endswith("s") and not w.endswith("ss") for w in words)
-
-
-def _second_of_pair(n: int, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
-    """I've opened a second ticket, INC0093342 / another package, 773022914471: a thing said as the
-    second of its kind pairs with the last one of that kind said before it; the first one is that
-    earlier one, the second (or last) the one just said."""
-    for mention in reversed(candidates):
-        if not _SECOND.search(mention.sentence[max(0, mention.span[0] - 30) : mention.span[0]]):
-            continue
-        record = _numbered(mention, lex)
-        earlier = [
-            m
-            for m in candidates
-            if m.seq < mention.seq
-            and m.entity != mention.entity
-            and ((record and _numbered(m, lex)) or bool(set(m.types) & set(mention.types)))
-        ]
-        if not earlier:
-            return None
-        return earlier[-1] if n == 1 else mention if n in (2, -1) else None
-    return None
-
-
-def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
-    """第二个订单, the first one: the n-th (or last) entity of the type asked for, in the order of the
-    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B), unless a thing said
-    since as the second of its kind makes a pair (`_second_of_pair`)."""
-    n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
-    if n is None:
-        return None
-    paired = _second_of_pair(n, candidates, lex)
-    if paired is not None:
-        group_turns = [t for t in dict.fromkeys(m.turn_id for m in candidates) if _turn_lists(t, candidates)]
-        latest_group = max((m.seq for m in candidates if m.turn_id in group_turns[-1:]), default=-1)
-        second = max(m.seq for m in candidates if _SECOND.search(m.sentence[max(0, m.span[0] - 30) : m.span[0]]))
-        if second > latest_group:
-            return paired
-    typed = [
-        m
-        for m in candidates
-        if compatibility(anaphor.type, m.types, lex) == 2
-        or (anaphor.type is None and (compatibility(None, m.types, lex) or m.types == ("person",)))
-    ]  # 头一个 after 周二有专家张抒扬，周四有王欣: people are ranked as any listed thing
-    for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
-        said = [m for m in typed if m.turn_id == turn]
-        named = list(dict.fromkeys(m.entity for m in said))
-        by_type: dict[tuple[str, ...], list[str]] = {}
-        for m in said:  # two lamps, orders A and B: "the first one" counts the orders, the kind said twice
-            by_type.setdefault(m.types, [])
-            if m.entity not in by_type[m.types]:
-                by_type[m.types].append(m.entity)
-        groups = [g for g in by_type.values() if len(g) >= 2]
-        if len(groups) == 1:
-            named = groups[0]
-        if len(named) >= 2 and n <= len(named):
-            entity = named[n - 1] if n > 0 else named[-1]
-            return next(m for m in reversed(typed) if m.entity == entity)
-    return None
-
-
-def _numbered(mention: Mention, lex: CorefLexicon) -> bool:
-    """A record's number (INC0093318, 773022914458): an identifier with a digit in it."""
-    return identifier(mention.entity, mention.types, lex) and any(c.isdigit() for c in mention.entity)
-
-
-def _turn_lists(turn: str, candidates: list[Mention]) -> bool:
-    """Whether `turn` named two or more entities."""
-    return len({m.entity for m in candidates if m.turn_id == turn}) >= 2
 
 
 def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Mention | None:
@@ -210,7 +140,7 @@ def _choose(
         ]
         if bound:
             return bound[-1], min(1.0, anaphor.confidence + 0.1)
-        nth = _ordinal(anaphor, candidates, lex)
+        nth = by_ordinal(anaphor, candidates, lex)
         if nth is not None:
             return nth, anaphor.confidence
     if anaphor.head and anaphor.type not in lex.place_types:
@@ -309,7 +239,7 @@ def _found_again(
 
     n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
     if n is not None:  # an enumeration said since the last turn that named two or more entities
-        listed = _ordinal(anaphor, window, lex)
+        listed = by_ordinal(anaphor, window, lex)
         for index in range(len(recent) - 1, since(listed) - 1, -1):
             items = enumeration(recent[index][1])
             if listed is not None and anaphor.type is not None and recent[index][1] == listed.sentence:
@@ -345,7 +275,7 @@ def _other(
     pair = []
     for n in (1, 2):
         ordinal = replace(anaphor, descriptors=(f"#{n}",))
-        found = _ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, lex)
+        found = by_ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, lex)
         if found is not None:
             pair.append(found)
     if len(pair) < 2 or pair[0].entity == pair[1].entity:
