@@ -28,7 +28,8 @@ from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
 from state.coref.categories import category_nouns
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
-from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
+from state.coref.found_again import found_again, other_of_pair
+from state.coref.heads import Pointer, pointers, the_other
 from state.coref.leads import bridges, lead_words
 from state.coref.lexicon import CorefLexicon, open_names_on
 from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
@@ -202,89 +203,10 @@ def _choose(
     return None, 0.0
 
 
-_APPOSED = re.compile(r"\s*[,，]\s*|：|:\s*|\s*\(")  # my VPN client, GlobalProtect: the name after it
 _RECENT = 12
 _TOPIC_PRONOUNS = frozenset(
     {"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"}
 )  # sentences kept for antecedents found again by their head noun or as listed items
-
-
-def _found_again(
-    anaphor: Anaphor,
-    head: str | None,
-    chosen: Mention | None,
-    recent: list[tuple[str, str]],
-    window: list[Mention],
-    lex: CorefLexicon,
-) -> Mention | None:
-    """An antecedent no finder registered: for a pointer and a noun that the chosen mention does not
-    hold (这张账单 → 电费账单), the phrase ending in that noun in a sentence said since the chosen one
-    was named; for an ordinal with nothing listed (第二张), the item of the last enumeration."""
-
-    def said_at(index: int, span: tuple[int, int], phrase: str, types: tuple[str, ...]) -> Mention:
-        turn, sentence = recent[index]
-        named = [
-            m
-            for m in window
-            if m.sentence == sentence
-            and (overlaps(m.span, [span]) or _APPOSED.fullmatch(sentence[span[1] : max(span[1], m.span[0])]))
-            and m.span[0] >= span[0]
-        ] or [m for m in window if m.sentence == sentence and overlaps(m.span, [span])]
-        return named[0] if named else Mention(phrase, phrase, types, turn, sentence, span, (), 0)
-
-    def since(mention: Mention | None) -> int:
-        if mention is None:
-            return 0
-        return max((i for i, (turn, _) in enumerate(recent) if turn == mention.turn_id), default=len(recent))
-
-    n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
-    if n is not None:  # an enumeration said since the last turn that named two or more entities
-        listed = by_ordinal(anaphor, window, lex)
-        for index in range(len(recent) - 1, since(listed) - 1, -1):
-            items = enumeration(recent[index][1])
-            if listed is not None and anaphor.type is not None and recent[index][1] == listed.sentence:
-                group = [m.entity for m in window if m.sentence == listed.sentence]
-                if sum(any(g in item or item in g for g in group) for item in items) < 2:
-                    continue  # 后面那位 after 邓可欣…，马骁主要带增肌和康复训练: the people listed, not the skills
-            if len(items) >= 2 and n <= len(items):
-                item = items[n - 1] if n > 0 else items[-1]
-                at = recent[index][1].find(item)
-                return said_at(index, (at, at + len(item)), item, ())
-        return None
-    if head is None or anaphor.kind != "anaphor":
-        return None
-    if chosen is not None and (
-        head in chosen.entity.lower()
-        or head in chosen.kinds
-        or (anaphor.type is not None and anaphor.type in chosen.types)
-    ):
-        return None  # the chosen one holds the noun, or is of the type the noun names (这个快递: the parcel)
-    for index in range(len(recent) - 1, since(chosen) - 1, -1):
-        found = head_phrase(recent[index][1], head)
-        if found is not None:
-            types = (anaphor.type,) if anaphor.type and anaphor.type != BUSINESS else ()
-            return said_at(index, found[0], found[1], types)
-    return None
-
-
-def _other(
-    anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, str]], lex: CorefLexicon
-) -> Mention | None:
-    """The other one of the last pair said (two cases, two orders, 两单): the one of the two spoken of
-    less recently."""
-    pair = []
-    for n in (1, 2):
-        ordinal = replace(anaphor, descriptors=(f"#{n}",))
-        found = by_ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, lex)
-        if found is not None:
-            pair.append(found)
-    if len(pair) < 2 or pair[0].entity == pair[1].entity:
-        return None
-
-    def last_said(mention: Mention) -> int:
-        return max((m.seq for m in candidates if m.entity == mention.entity), default=mention.seq)
-
-    return min(pair, key=last_said)
 
 
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
@@ -630,7 +552,7 @@ def resolve_turn(
             elif item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
             elif "other" in item.descriptors:
-                chosen, confidence = _other(item, window + new, spoken, lex), 0.6
+                chosen, confidence = other_of_pair(item, window + new, spoken, lex), 0.6
             else:
                 pool = agreeing(pronoun_gender(item.text), window + new)
                 chosen, confidence = _choose(item, pool, lex, _pronoun_hint(sentence.text, item, lex))
@@ -641,7 +563,7 @@ def resolve_turn(
                 cued = bound_by_cue(cues, earlier, people=item.type == "person") if cues else None
                 if cued is None and "cue" in item.descriptors:
                     continue  # the X Y with no X said beside anything: no reference
-                again = None if cued is not None else _found_again(item, head, chosen, spoken, window + new, lex)
+                again = None if cued is not None else found_again(item, head, chosen, spoken, window + new, lex)
                 if cued is None and again is None and (head or item.head) and chosen is None:
                     cued = bound_by_cue((head or item.head or "",), earlier, people=item.type == "person")
                 if cued is not None:
