@@ -37,11 +37,11 @@ from state.coref.names import Named, core_name, demonstrated, overlaps
 from state.coref.ordinals import by_ordinal
 from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
+from state.coref.salience import CLAUSE_BREAK, after_recommendation, background_ranges, said_as_landmark
 from state.coref.window import Mention, compatibility, identifier
 
 __all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
 
-_CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
 _ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
 _CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
 _WORD_END = re.compile(
@@ -224,8 +224,8 @@ def _pronoun_hint(text: str, anaphor: Anaphor, lex: CorefLexicon) -> str | None:
     """The type a pronoun's clause speaks of (重装以后它…, 它还是闪退 → software; it costs per month → plan)."""
     if anaphor.head is not None:
         return None
-    stop = _CLAUSE_BREAK.search(text, anaphor.span[1])
-    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, anaphor.span[0])), default=0)
+    stop = CLAUSE_BREAK.search(text, anaphor.span[1])
+    start = max((m.end() for m in CLAUSE_BREAK.finditer(text, 0, anaphor.span[0])), default=0)
     clause = (text[start : anaphor.span[0]] + " " + text[anaphor.span[1] : stop.start() if stop else len(text)]).lower()
     hit = next(iter(lex.pronoun_hints.find(clause)), None)
     return None if hit is None else str(hit.value)
@@ -413,29 +413,6 @@ def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, i
     return anchor.model_copy(update={"needs_human_review": True})
 
 
-def _recommended(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
-    """A name right after a recommendation (推荐您去A, I recommend the A): in focus even in a list."""
-    lead = max(0, span[0] - 16)
-    return any(0 <= span[0] - (lead + h.end) <= 5 for h in lex.focus_triggers.find(text[lead : span[0]]))
-
-
-def _landmark(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
-    """A reference said as where something is (酒店附近, 它周边): a background cue right after it."""
-    return any(h.start <= 1 for h in lex.background_cues.find(text[span[1] : span[1] + 4]))
-
-
-def _background_ranges(text: str, lex: CorefLexicon) -> list[tuple[int, int]]:
-    """Where names are background: from a cue (周边, 附近) to the end of its clause or the next
-    recommendation (周边餐馆都不符合，A也不错 / 周边没有，推荐您去A: A is in focus). A list inside the
-    clause (周边有A, B、C) stays background."""
-    stops = sorted([h.start for h in lex.focus_triggers.find(text)] + [m.start() for m in _CLAUSE_BREAK.finditer(text)])
-    ranges = []
-    for hit in lex.background_cues.find(text):
-        end = next((at for at in stops if at >= hit.end), len(text))
-        ranges.append((hit.end, end))
-    return ranges
-
-
 def end_session(state: CorefState | None, ts: datetime) -> CorefState | None:
     """A SessionEnd at `ts`: keep the window for turns still in flight, mark where the session ended."""
     return None if state is None else replace(state, ended_at=ts)
@@ -505,7 +482,7 @@ def resolve_turn(
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2
-        background = _background_ranges(sentence.text, lex)
+        background = background_ranges(sentence.text, lex)
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1
             if isinstance(item, Named):
@@ -516,7 +493,7 @@ def resolve_turn(
                     people = [m.entity for m in window + new if "person" in m.types]
                     item = replace(item, entity=full_name_of(item.entity, people, lex) or item.entity)
                 anchors.append(_entity_anchor(item, sentence, turn.turn_id))
-                recommended = _recommended(sentence.text, item.span, lex)
+                recommended = after_recommendation(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
                 new.append(
                     Mention(
@@ -590,7 +567,7 @@ def resolve_turn(
             anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
             referred = True
             if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named
-                if _landmark(sentence.text, item.span, lex):
+                if said_as_landmark(sentence.text, item.span, lex):
                     landmarks.add(len(new))
                 new.append(
                     replace(
