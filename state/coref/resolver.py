@@ -18,7 +18,6 @@ a turn still in flight resolves the same), and by the operator's idle timer.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -30,29 +29,17 @@ from state.coref.choice import choose, pronoun_hint
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.found_again import found_again, other_of_pair
 from state.coref.heads import Pointer, pointers, the_other
-from state.coref.leads import bridges, lead_words
+from state.coref.leads import lead_words
 from state.coref.lexicon import CorefLexicon, open_names_on
 from state.coref.mentions import extract_mentions, titled_start
-from state.coref.names import Named, core_name, demonstrated, overlaps
+from state.coref.names import Named, overlaps
 from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
+from state.coref.said_again import bridged, short_forms, shortened, tail_references
 from state.coref.salience import after_recommendation, background_ranges, said_as_landmark
 from state.coref.window import Mention, identifier
 
 __all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
-
-_ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
-_CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
-_WORD_END = re.compile(
-    r"$|[^\u4e00-\u9fff]|[是的了吗呢还也都就在有不很被把给让会能要没怎为才又再已]"
-)  # 这个锅|是: 锅 is a word
-# the key (for Yubikey) ending its phrase: a word, then punctuation, the end, or a word that is no noun
-_WORD_END_EN = re.compile(
-    r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
-    r"still|again|and|or|but|that|yet|now|anymore|itself|work|works|worked|stopped|keeps|won't|doesn't|isn't)\b)"
-)
-_NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
-_EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,65 +88,6 @@ def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
     return (anaphor.type,)
 
 
-def _known(named: Named, candidates: list[Mention]) -> Mention | None:
-    """A shortened name of an entity already in the window (海洋馆 for 北京海洋馆)."""
-    if named.dictionary or len(named.surface) < 2 or any(m.entity == named.entity for m in candidates):
-        return None  # itself an entity of the window (香山 beside 香山饭店中餐厅)
-    for mention in reversed(candidates):
-        if mention.entity != named.entity and named.surface in mention.entity:
-            return mention
-    return None
-
-
-def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: CorefLexicon) -> list[Named]:
-    """Entities of the window said again, by their name (泰山要爬多久, where no rule finds a name) or by
-    the name without its type suffix or branch (八大处 for 八大处公园, 海底捞 for 海底捞火锅(牡丹园店)):
-    progressive binding of what is said to the entity said before."""
-    taken = [n.span for n in named]
-    found: list[Named] = []
-    for mention in reversed(candidates):
-        for form in (mention.entity, _stem(mention.entity, lex)):
-            if form is None or len(form) < 2 or any(form in n.surface for n in named + found):
-                continue
-            at = text.find(form)
-            span = (at, at + len(form))
-            if at < 0 or overlaps(span, taken) or demonstrated(text, at):
-                continue  # 这段长城: a demonstrative before it makes it a reference, resolved as one
-            found.append(Named(form, mention.entity, mention.types, span, "known", 0.7))
-            taken.append(span)
-            break
-    return found
-
-
-def _tail_references(
-    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
-) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
-    """A pointer and the end of a name said before (那个牙刷 for 飞利浦电动牙刷, the pot for Instant
-    Pot Duo), or that end alone opening a clause (运动裤的尺码偏小 for 李宁运动裤): a reference to that
-    entity. Not for places, whose names end in their type (这家酒店 is any hotel said last, not the
-    one whose name ends in 酒店)."""
-    found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
-    things = [m for m in reversed(candidates) if not set(m.types) & (lex.place_types | {"person"})]
-    pointers = list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)) + list(_CLAUSE_START.finditer(text))
-    for pointer in pointers:
-        at = pointer.end()
-        bare = pointer.start() == at
-        classified = len(pointer.group()) >= 2 and not pointer.group().isascii()  # 这个|锅, 那台|机
-        for mention in things:
-            if bare and mention.entity.isascii():
-                continue
-            tail = _tail_at(text, at, mention.entity, classified=classified, pointed=not bare)
-            if tail is None:
-                continue
-            span = (pointer.start(), at + len(tail))
-            if not overlaps(span, taken):
-                anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, tail, confidence=0.8)
-                found[span] = (anaphor, mention)
-                taken.append(span)
-            break
-    return found
-
-
 def _lead_start(named: list[Named], start: int) -> int:
     """Where the words said with a name starting at `start` begin: after the name said before it in the
     sentence, unless that one runs into it (Dispute reference DSP-88213-K: the words read as a name
@@ -171,65 +99,6 @@ def _lead_start(named: list[Named], start: int) -> int:
     if start - last[1] <= 1:
         return max((b for _, b in before if b < last[0]), default=0)
     return last[1]
-
-
-def _bridged(
-    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
-) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
-    """A noun naming the kind a name was introduced with (炖盅 for 炖盅是小熊DBQ-B20N1, 这个编号 for
-    受理编号CB…, that booking for booking code KQ7T2M): a reference to that name (`state.coref.leads`).
-    Not for places, whose names say their type (这个餐馆 is the restaurant said last), and a number's
-    kind (电话是69766388) only after a pointer: 电话 alone asks for a place's phone, it does not name one."""
-    latest: dict[str, Mention] = {}
-    for m in candidates:
-        if m.lead.words:
-            latest[m.entity] = m
-    if not latest:
-        return {}
-    led = sorted((m for m in latest.values() if not set(m.types) & lex.place_types), key=lambda m: m.seq)
-    found = {}
-    for span, index in bridges(text, [m.lead for m in led], taken):
-        anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, text[span[0] : span[1]], confidence=0.7)
-        found[span] = (anaphor, led[index])
-    return found
-
-
-def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, pointed: bool = False) -> str | None:
-    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`;
-    after a pointer with a classifier one character will do (这个锅 for 苏泊尔电压力锅). After the/that,
-    a capitalised brand (the Dyson for Dyson V15) or the end of a word of the name (the key for
-    Yubikey 5C) also refers to it."""
-    if entity.isascii():  # a word of the name after the brand: the pot (Instant Pot Duo)
-        words = entity.split()
-        for n, word in enumerate(words):
-            if n == 0 and not (pointed and len(words) > 1 and text[at : at + 1].isupper()):
-                continue
-            end = at + len(word)
-            said = text[at:end]
-            whole = not text[end : end + 1].isalnum()
-            if len(word) >= 3 and _NAME_WORD.fullmatch(word) and said.lower() == word.lower() and whole:
-                return said
-        if pointed:
-            end_of_word = _WORD_END_EN.match(text, at)
-            part = end_of_word.group() if end_of_word else ""
-            if part and any(w.lower().endswith(part) and w.lower() != part for w in words):
-                return part  # the key: Yubikey
-        return None
-    for k in range(1, len(entity)):
-        tail = entity[k:]
-        one = classified and re.fullmatch(r"[\u4e00-\u9fff]", tail) and _WORD_END.match(text, at + 1) is not None
-        if (re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) or one) and text.startswith(tail, at):
-            return tail
-    return None
-
-
-def _stem(entity: str, lex: CorefLexicon) -> str | None:
-    core = core_name(entity)
-    ends = [s for s in lex.type_suffixes if core.endswith(s) and len(s) >= 2 and not s.isascii()]
-    if not ends:
-        return None
-    stem = core[: -max(map(len, ends))]
-    return stem if len(stem) >= 3 and stem not in lex.name_stop and re.fullmatch(r"[\u4e00-\u9fff]+", stem) else None
 
 
 def _entity_anchor(named: Named, sentence: Sentence, turn_id: str) -> CorefAnchor:
@@ -318,9 +187,9 @@ def resolve_turn(
     for sentence in turn.sentences:
         named = titled_start(previous, sentence.text, extract_mentions(sentence.text, lex, focus=state.focus))
         previous = sentence.text
-        named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
-        tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
-        tails |= _bridged(sentence.text, window + new, [n.span for n in named] + list(tails), lex)
+        named = sorted(named + short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
+        tails = tail_references(sentence.text, window + new, [n.span for n in named], lex)
+        tails |= bridged(sentence.text, window + new, [n.span for n in named] + list(tails), lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
         pointed = pointers(sentence.text) if open_names_on(lex) else []  # the taggers stay off without it
         taken = [n.span for n in named] + [a.span for a in anaphors] + list(tails)
@@ -356,7 +225,7 @@ def resolve_turn(
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1
             if isinstance(item, Named):
-                known = _known(item, window + new)
+                known = shortened(item, window + new)
                 if known is not None:
                     item = replace(item, entity=known.entity, types=known.types)
                 elif item.types == ("person",):
