@@ -25,6 +25,7 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.anchors import anaphor_anchor, entity_anchor, under_question_rule
 from state.coref.choice import choose, pronoun_hint
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
 from state.coref.found_again import found_again, other_of_pair
@@ -99,57 +100,6 @@ def _lead_start(named: list[Named], start: int) -> int:
     if start - last[1] <= 1:
         return max((b for _, b in before if b < last[0]), default=0)
     return last[1]
-
-
-def _entity_anchor(named: Named, sentence: Sentence, turn_id: str) -> CorefAnchor:
-    return CorefAnchor(
-        mention=named.surface,
-        core_referent=named.surface,
-        resolved_entity=named.entity,
-        entity_type=named.types[0] if len(named.types) == 1 else None,
-        antecedent_span=named.span,
-        antecedent_turn_id=turn_id,
-        context_window=sentence.text,
-        confidence=named.confidence,
-        kind="entity",
-        mention_span=(sentence.start + named.span[0], sentence.start + named.span[1]),
-    )
-
-
-def _anaphor_anchor(anaphor: Anaphor, sentence: Sentence, chosen: Mention | None, confidence: float) -> CorefAnchor:
-    span = (sentence.start + anaphor.span[0], sentence.start + anaphor.span[1])
-    if chosen is None:
-        return CorefAnchor(
-            mention=anaphor.text,
-            core_referent=anaphor.head,
-            entity_type=anaphor.type,
-            confidence=0.0,
-            kind=anaphor.kind,
-            mention_span=span,
-        )
-    return CorefAnchor(
-        mention=anaphor.text,
-        core_referent=anaphor.head or chosen.surface,
-        resolved_entity=chosen.entity,
-        entity_type=chosen.types[0] if len(chosen.types) == 1 else anaphor.type,
-        antecedent_span=chosen.span,
-        antecedent_turn_id=chosen.turn_id,
-        context_window=chosen.sentence,
-        confidence=round(confidence, 3),
-        kind=anaphor.kind,
-        mention_span=span,
-    )
-
-
-def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, int]) -> CorefAnchor:
-    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person before
-    the verb, or what precedes the verb in its clause) is not guessed. The one asked (ask him, 问问他)
-    is the verb's object: kept, for review."""
-    start = anchor.mention_span[0] - sentence.start if anchor.mention_span else 0
-    subject = clause[0] <= start < clause[1]
-    if anchor.kind != "entity" and ((anchor.entity_type == "person" and start < clause[1]) or subject):
-        return anchor.model_copy(update={"resolved_entity": None, "confidence": 0.0, "needs_human_review": True})
-    return anchor.model_copy(update={"needs_human_review": True})
 
 
 def end_session(state: CorefState | None, ts: datetime) -> CorefState | None:
@@ -231,7 +181,7 @@ def resolve_turn(
                 elif item.types == ("person",):
                     people = [m.entity for m in window + new if "person" in m.types]
                     item = replace(item, entity=full_name_of(item.entity, people, lex) or item.entity)
-                anchors.append(_entity_anchor(item, sentence, turn.turn_id))
+                anchors.append(entity_anchor(item, sentence, turn.turn_id))
                 recommended = after_recommendation(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
                 new.append(
@@ -303,7 +253,7 @@ def resolve_turn(
                 chosen = None  # 手机可以 after a MacBook and a Wi-Fi name: a bare product noun is the customer's own
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
-            anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
+            anchors.append(anaphor_anchor(item, sentence, chosen, confidence))
             referred = True
             if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named
                 if said_as_landmark(sentence.text, item.span, lex):
@@ -323,7 +273,7 @@ def resolve_turn(
             zero = zero_anaphor(sentence.text, lex)
             if zero is not None:
                 chosen, confidence = choose(zero, window + new, lex)
-                anchors.append(_anaphor_anchor(zero, sentence, chosen, confidence))
+                anchors.append(anaphor_anchor(zero, sentence, chosen, confidence))
                 referred = True
         type_words = [h.value for h in lex.type_nouns.find(sentence.text)]
         if type_words:
@@ -332,7 +282,7 @@ def resolve_turn(
         if clause is not None:
             for i, anchor in enumerate(anchors):
                 if anchor.mention_span and sentence.start <= anchor.mention_span[0] < sentence.end:
-                    anchors[i] = _question_rule(anchor, sentence, clause)
+                    anchors[i] = under_question_rule(anchor, sentence, clause)
     if any(m.salient and m.turn_id == turn.turn_id for m in new):
         # 去中国动物博物馆吧，在酒店附近: the hotel is a landmark for the place named, not the focus
         new = [replace(m, salient=False) if i in landmarks else m for i, m in enumerate(new)]
