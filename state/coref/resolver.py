@@ -1,16 +1,25 @@
 """Coreference with dynamic windows (docs/design.md#coreference): per-session mention window and its pure transition.
 
-State: `CorefState` per session — the last mentions of entities (at most `max_window`, 80),
-the type the conversation is about (`focus`), the last event time, and the end of the session
-if one was announced. Each turn: entity mentions are found (`state.coref.mentions`), anaphors
-(`state.coref.anaphora`) are resolved against the last `window` mentions (50), or `wide_window` (80)
-when the turn holds a back-reference cue (上一轮, 刚才, 上次, 之前, earlier, last time), plus the
-mentions earlier in the same turn; the most recent type-compatible mention wins, a weak
-reference (那个蓝色的盒子, the blue one) binds to the entity its descriptor was said with. The
-guess is explicit: every chosen referent fills `antecedent_span` (offsets in `context_window`),
-`antecedent_turn_id` and `context_window` (the sentence where the antecedent was last named).
-Questions whose verb is 问/咨询/确认 go to review: `needs_human_review`, and the referent of the
-questioner (a person, or anything before the verb) is cleared, not guessed.
+State: `CorefState` per session — the last mentions of entities (`state.coref.window.Mention`, at
+most `wide_window`, 80), the type the conversation is about (`focus`), the last event time, the
+session's last sentences, and the end of the session if one was announced. Each turn: entity
+mentions are found (`state.coref.mentions`) and entities of the window said again
+(`state.coref.said_again`), anaphors (`state.coref.anaphora`) are resolved against the last
+`window` mentions (50), or `wide_window` (80) when the turn holds a back-reference cue (上一轮, 刚才,
+上次, 之前, earlier, last time), plus the mentions earlier in the same turn; the most recent
+type-compatible mention wins, a weak reference (那个蓝色的盒子, the blue one) binds to the entity its
+descriptor was said with (`state.coref.choice`, `state.coref.cues`), an ordinal to the listed entity
+(`state.coref.ordinals`), a pick by price to the option (`state.coref.prices`), a noun the window does
+not hold to a phrase found again in the last sentences (`state.coref.found_again`). Names listed in
+passing or said as background keep the focus (`state.coref.salience`). The guess is explicit
+(`state.coref.anchors`): every chosen referent fills `antecedent_span` (offsets in
+`context_window`), `antecedent_turn_id` and `context_window` (the sentence where the antecedent was
+last named). Questions whose verb is 问/咨询/确认 go to review: `needs_human_review`, and the referent
+of the questioner (a person, or anything before the verb) is cleared, not guessed.
+
+This module holds the turn transition itself, `resolve_turn`: the order the finders run in, and
+what a turn writes back to the window (new mentions, refreshed referents, the types and topics
+they learned).
 
 Discarded: on SessionEnd (`end_session` marks it; the operator drops it after a grace period so
 a turn still in flight resolves the same), and by the operator's idle timer.
@@ -42,6 +51,9 @@ from state.coref.window import Mention, identifier
 
 __all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
 
+_RECENT = 12  # sentences kept for antecedents found again by their head noun or as listed items
+_TOPIC_PRONOUNS = frozenset({"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"})
+
 
 @dataclass(frozen=True, slots=True)
 class CorefConfig:
@@ -72,10 +84,6 @@ def _topic_setter(anaphor: Anaphor) -> bool:
     """A reference that makes its referent the sentence's topic: a pronoun, or an English definite
     (the package had my charger in it)."""
     return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
-
-
-_RECENT = 12  # sentences kept for antecedents found again by their head noun or as listed items
-_TOPIC_PRONOUNS = frozenset({"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"})
 
 
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
