@@ -1,16 +1,25 @@
 """Coreference with dynamic windows (docs/design.md#coreference): per-session mention window and its pure transition.
 
-State: `CorefState` per session — the last mentions of entities (at most `max_window`, 80),
-the type the conversation is about (`focus`), the last event time, and the end of the session
-if one was announced. Each turn: entity mentions are found (`state.coref.mentions`), anaphors
-(`state.coref.anaphora`) are resolved against the last `window` mentions (50), or `wide_window` (80)
-when the turn holds a back-reference cue (上一轮, 刚才, 上次, 之前, earlier, last time), plus the
-mentions earlier in the same turn; the most recent type-compatible mention wins, a weak
-reference (那个蓝色的盒子, the blue one) binds to the entity its descriptor was said with. The
-guess is explicit: every chosen referent fills `antecedent_span` (offsets in `context_window`),
-`antecedent_turn_id` and `context_window` (the sentence where the antecedent was last named).
-Questions whose verb is 问/咨询/确认 go to review: `needs_human_review`, and the referent of the
-questioner (a person, or anything before the verb) is cleared, not guessed.
+State: `CorefState` per session — the last mentions of entities (`state.coref.window.Mention`, at
+most `wide_window`, 80), the type the conversation is about (`focus`), the last event time, the
+session's last sentences, and the end of the session if one was announced. Each turn: entity
+mentions are found (`state.coref.mentions`) and entities of the window said again
+(`state.coref.said_again`), anaphors (`state.coref.anaphora`) are resolved against the last
+`window` mentions (50), or `wide_window` (80) when the turn holds a back-reference cue (上一轮, 刚才,
+上次, 之前, earlier, last time), plus the mentions earlier in the same turn; the most recent
+type-compatible mention wins, a weak reference (那个蓝色的盒子, the blue one) binds to the entity its
+descriptor was said with (`state.coref.choice`, `state.coref.cues`), an ordinal to the listed entity
+(`state.coref.ordinals`), a pick by price to the option (`state.coref.prices`), a noun the window does
+not hold to a phrase found again in the last sentences (`state.coref.found_again`). Names listed in
+passing or said as background keep the focus (`state.coref.salience`). The guess is explicit
+(`state.coref.anchors`): every chosen referent fills `antecedent_span` (offsets in
+`context_window`), `antecedent_turn_id` and `context_window` (the sentence where the antecedent was
+last named). Questions whose verb is 问/咨询/确认 go to review: `needs_human_review`, and the referent
+of the questioner (a person, or anything before the verb) is cleared, not guessed.
+
+This module holds the turn transition itself, `resolve_turn`: the order the finders run in, and
+what a turn writes back to the window (new mentions, refreshed referents, the types and topics
+they learned).
 
 Discarded: on SessionEnd (`end_session` marks it; the operator drops it after a grace period so
 a turn still in flight resolves the same), and by the operator's idle timer.
@@ -18,7 +27,6 @@ a turn still in flight resolves the same), and by the operator's idle timer.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -26,57 +34,31 @@ from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.agreement import agreeing, pronoun_gender, title_gender
 from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
-from state.coref.categories import category_nouns
+from state.coref.anchors import anaphor_anchor, entity_anchor, under_question_rule
+from state.coref.choice import choose, pronoun_hint
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
-from state.coref.heads import Pointer, enumeration, head_phrase, pointers, the_other
-from state.coref.leads import NO_LEAD, Lead, bridges, lead_words
-from state.coref.lexicon import CorefLexicon, open_names_on, unnamed_type
-from state.coref.mentions import BARE_IDENTIFIER, extract_mentions, titled_start
-from state.coref.names import Named, core_name, demonstrated, overlaps
+from state.coref.found_again import found_again, other_of_pair
+from state.coref.heads import Pointer, pointers, the_other
+from state.coref.leads import lead_words
+from state.coref.lexicon import CorefLexicon, open_names_on
+from state.coref.mentions import extract_mentions, titled_start
+from state.coref.names import Named, overlaps
 from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
+from state.coref.said_again import bridged, short_forms, shortened, tail_references
+from state.coref.salience import after_recommendation, background_ranges, said_as_landmark
+from state.coref.window import Mention, identifier
 
-_CLAUSE_BREAK = re.compile(r"[，。；;！？!?]")
-_ZH_POINTER = re.compile(r"(?:这|那|该)(?:个|台|部|件|款|张|双|副|只|条|份|套|把)?")
-_CLAUSE_START = re.compile(r"(?:^|(?<=[，。；！？,;!?]))")
-_WORD_END = re.compile(
-    r"$|[^\u4e00-\u9fff]|[是的了吗呢还也都就在有不很被把给让会能要没怎为才又再已]"
-)  # 这个锅|是: 锅 is a word
-# the key (for Yubikey) ending its phrase: a word, then punctuation, the end, or a word that is no noun
-_WORD_END_EN = re.compile(
-    r"[a-z]{3,}(?=\s*$|\s*[^\sA-Za-z]|\s+(?:in|on|at|to|for|with|from|by|is|was|are|were|has|had|does|did|"
-    r"still|again|and|or|but|that|yet|now|anymore|itself|work|works|worked|stopped|keeps|won't|doesn't|isn't)\b)"
-)
-_NAME_WORD = re.compile(r"[^\W\d_]+|(?=\S*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+")  # pot, CR-V
-_EN_POINTER = re.compile(r"\b(?:the|this|that|these|those)\s+", re.IGNORECASE)
-_SECOND = re.compile(
-    r"\b(?:a|an)\s+(?:second|another)\s+[a-z]+\s*[,:]?\s*$|新的?[\u4e00-\u9fff]{0,2}号[是为:：]?\s*$", re.IGNORECASE
-)  # a second ticket, INC…; 新单号INC…
+__all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
+
+_RECENT = 12  # sentences kept for antecedents found again by their head noun or as listed items
+_TOPIC_PRONOUNS = frozenset({"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"})
 
 
 @dataclass(frozen=True, slots=True)
 class CorefConfig:
     window: int = 50
     wide_window: int = 80
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """An entity as last named in the session: what an anaphor can resolve to."""
-
-    entity: str
-    surface: str
-    types: tuple[str, ...]
-    turn_id: str
-    sentence: str
-    span: tuple[int, int]  # of `surface` in `sentence`
-    descriptors: tuple[str, ...]
-    seq: int
-    salient: bool = True  # False for names listed in passing (周边有A、B): the focus stays where it was
-    kinds: tuple[str, ...] = ()  # product words said with the name (headphones, router)
-    topic_in: str | None = None  # the sentence that last referred back to it (it is covered under X)
-    gender: str | None = None  # a person's, from a title or a gendered pronoun resolved to them
-    lead: Lead = NO_LEAD  # kind words its introducing clause tied to it (炖盅是…, booking code …)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,294 +80,10 @@ class CorefTurn:
     sentences: tuple[Sentence, ...]
 
 
-def _compatible(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
-    """2: the types agree; 1: the mention is untyped; 0: they disagree."""
-    if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
-        return 0 if unnamed_type(lex, anaphor_type) else 1
-    if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
-        return 1 if anaphor_type is None else 2 if anaphor_type in lex.record_types else 0
-    if anaphor_type is None:
-        if types == ("person",):
-            return 0
-        return 1 if set(types) <= lex.pronoun_weak_types else 2
-    if anaphor_type == BUSINESS:
-        return 2 if set(types) & lex.business_types else 0
-    return 2 if anaphor_type in types else 0
-
-
-def _plural(mention: Mention) -> bool:
-    """Named with a plural product word (Sony WH-1000XM5 headphones, the Nike sneakers)."""
-    words = [*mention.kinds, mention.entity.split()[-1].lower()] if mention.entity.isascii() else []
-    return any(len(w) > 3 and w.endswith("s") and not w.endswith("ss") for w in words)
-
-
-def _second_of_pair(n: int, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
-    """I've opened a second ticket, INC0093342 / another package, 773022914471: a thing said as the
-    second of its kind pairs with the last one of that kind said before it; the first one is that
-    earlier one, the second (or last) the one just said."""
-    for mention in reversed(candidates):
-        if not _SECOND.search(mention.sentence[max(0, mention.span[0] - 30) : mention.span[0]]):
-            continue
-        record = _numbered(mention, lex)
-        earlier = [
-            m
-            for m in candidates
-            if m.seq < mention.seq
-            and m.entity != mention.entity
-            and ((record and _numbered(m, lex)) or bool(set(m.types) & set(mention.types)))
-        ]
-        if not earlier:
-            return None
-        return earlier[-1] if n == 1 else mention if n in (2, -1) else None
-    return None
-
-
-def _ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -> Mention | None:
-    """第二个订单, the first one: the n-th (or last) entity of the type asked for, in the order of the
-    last turn that named two or more of them (我有两个订单，A和B → 第二个 is B), unless a thing said
-    since as the second of its kind makes a pair (`_second_of_pair`)."""
-    n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
-    if n is None:
-        return None
-    paired = _second_of_pair(n, candidates, lex)
-    if paired is not None:
-        group_turns = [t for t in dict.fromkeys(m.turn_id for m in candidates) if _turn_lists(t, candidates)]
-        latest_group = max((m.seq for m in candidates if m.turn_id in group_turns[-1:]), default=-1)
-        second = max(m.seq for m in candidates if _SECOND.search(m.sentence[max(0, m.span[0] - 30) : m.span[0]]))
-        if second > latest_group:
-            return paired
-    typed = [
-        m
-        for m in candidates
-        if _compatible(anaphor.type, m.types, lex) == 2
-        or (anaphor.type is None and (_compatible(None, m.types, lex) or m.types == ("person",)))
-    ]  # 头一个 after 周二有专家张抒扬，周四有王欣: people are ranked as any listed thing
-    for turn in dict.fromkeys(m.turn_id for m in reversed(typed)):
-        said = [m for m in typed if m.turn_id == turn]
-        named = list(dict.fromkeys(m.entity for m in said))
-        by_type: dict[tuple[str, ...], list[str]] = {}
-        for m in said:  # two lamps, orders A and B: "the first one" counts the orders, the kind said twice
-            by_type.setdefault(m.types, [])
-            if m.entity not in by_type[m.types]:
-                by_type[m.types].append(m.entity)
-        groups = [g for g in by_type.values() if len(g) >= 2]
-        if len(groups) == 1:
-            named = groups[0]
-        if len(named) >= 2 and n <= len(named):
-            entity = named[n - 1] if n > 0 else named[-1]
-            return next(m for m in reversed(typed) if m.entity == entity)
-    return None
-
-
-def _numbered(mention: Mention, lex: CorefLexicon) -> bool:
-    """A record's number (INC0093318, 773022914458): an identifier with a digit in it."""
-    return _identifier(mention.entity, mention.types, lex) and any(c.isdigit() for c in mention.entity)
-
-
-def _turn_lists(turn: str, candidates: list[Mention]) -> bool:
-    """Whether `turn` named two or more entities."""
-    return len({m.entity for m in candidates if m.turn_id == turn}) >= 2
-
-
-def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Mention | None:
-    """它的聊天记录, it keeps crashing, what does it cost per month: a pronoun whose clause speaks of
-    what only one type does binds to the last mention of that type."""
-    if hint is None or anaphor.type is not None or anaphor.head is not None or anaphor.kind != "anaphor":
-        return None
-    return next((m for m in reversed(candidates) if hint in m.types), None)
-
-
 def _topic_setter(anaphor: Anaphor) -> bool:
     """A reference that makes its referent the sentence's topic: a pronoun, or an English definite
     (the package had my charger in it)."""
     return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
-
-
-def _topic(anaphor: Anaphor, latest: Mention, pool: list[Mention], lex: CorefLexicon) -> Mention:
-    """A pronoun keeps the topic: when the sentence that named `latest` first referred back to another
-    entity (Sure, it is covered under ProSupport; the package had my charger in it), that entity, the
-    sentence's subject, is meant rather than the name said after it."""
-    if anaphor.head is not None or anaphor.kind != "anaphor" or anaphor.descriptors or latest.topic_in is not None:
-        return latest  # a name referred back to since it was said is itself the topic
-    if not anaphor.text.isascii():
-        return latest  # Chinese agents name what is near the topic after 它 (它周边有…): measured worse there
-    for mention in reversed(pool):
-        if (
-            mention.topic_in == latest.sentence
-            and mention.seq < latest.seq
-            and mention.entity != latest.entity
-            and _compatible(anaphor.type, mention.types, lex) == 2
-        ):
-            return mention
-    return latest
-
-
-def _choose(
-    anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon, hint: str | None = None
-) -> tuple[Mention | None, float]:
-    """The referent: by descriptor for a weak reference (an ordinal by position); else the most recent
-    type-compatible salient mention, then any type-compatible one, then the most recent untyped one."""
-    hinted = _hinted(anaphor, hint, candidates)
-    if hinted is not None:
-        return hinted, anaphor.confidence * 0.9
-    if anaphor.text.lower() in ("they", "them", "their"):  # the headphones, not the laptop
-        plural = [m for m in candidates if _plural(m) and _compatible(anaphor.type, m.types, lex) == 2]
-        if plural:
-            return plural[-1], anaphor.confidence * 0.9
-    if anaphor.descriptors:
-        bound = [
-            m
-            for m in candidates
-            if (set(anaphor.descriptors) & set(m.descriptors)) - set(lex.ordinals)  # fix Outlook first: no rank
-            and _compatible(anaphor.type, m.types, lex)
-        ]
-        if bound:
-            return bound[-1], min(1.0, anaphor.confidence + 0.1)
-        nth = _ordinal(anaphor, candidates, lex)
-        if nth is not None:
-            return nth, anaphor.confidence
-    if anaphor.head and anaphor.type not in lex.place_types:
-        # 这台电饭煲 → 美的电饭煲, 这个环境 → 生产环境: an entity whose name holds the head noun said
-        head = anaphor.head.lower()
-        # 那台扫地机器人 for 机器人X20: a Chinese head whose last word (two characters or more) the name holds
-        ends = [head[k:] for k in range(len(head) - 1)] if not head.isascii() else [head]
-        headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or head in m.kinds]
-        compatible = _compatible(anaphor.type, headed[-1].types, lex) if headed else 0
-        # a name said with the noun; or of a kind the noun names (这个系统 for 用友U8), whatever its type
-        if headed and (
-            compatible == 2
-            or ((anaphor.type is None or headed[-1].types == (BARE_IDENTIFIER,)) and head in headed[-1].kinds)
-            or head in category_nouns(headed[-1].entity, lex)
-        ):
-            return headed[-1], anaphor.confidence
-    penalty = 0.6 if anaphor.descriptors else 1.0
-    for pool, factor in (([m for m in candidates if m.salient], 1.0), (candidates, 0.8)):
-        for mention in reversed(pool):
-            if _compatible(anaphor.type, mention.types, lex) == 2:
-                mention = _topic(anaphor, mention, pool, lex)
-                confidence = anaphor.confidence * factor * (1.0 if anaphor.type else 0.9)
-                return mention, confidence * penalty
-    if anaphor.type in lex.thing_types:
-        # that server for FS-09 said as "the shared drive on FS-09", the device for a key: with nothing of
-        # the asked type, another kind of machine or product said before
-        things = [m for m in candidates if set(m.types) & lex.thing_types]
-        if things:
-            return things[-1], anaphor.confidence * 0.5
-    if (
-        anaphor.type in lex.business_types
-        and anaphor.kind != "contrast"
-        and not any(set(m.types) & lex.place_types for m in candidates)
-    ):
-        # 这家店, the restaurant, that place with no place named: the shop said as an organisation
-        # (美团点的老乡鸡外卖, an order from Shake Shack)
-        shops = [m for m in candidates if "organization" in m.types]
-        if shops:
-            return shops[-1], 0.4
-    for mention in reversed(candidates):
-        if _compatible(anaphor.type, mention.types, lex) == 1:
-            return mention, anaphor.confidence * 0.6
-    if anaphor.type in lex.place_types and anaphor.kind != "contrast":
-        # 该餐馆 right after 给您推荐钓鱼台国宾馆: with no place of the asked type in the window, the
-        # place just recommended is meant, whatever its name's suffix says
-        places = [m for m in candidates if m.salient and set(m.types) & lex.place_types]
-        if places and not any(_compatible(anaphor.type, m.types, lex) for m in candidates):
-            return places[-1], 0.3
-    if (
-        anaphor.head is None
-        and anaphor.kind == "anaphor"
-        and not anaphor.text.endswith("们")
-        and not anaphor.text.isascii()
-        and anaphor.text != "她"  # 她是联通的: a woman not named, never a shop or a plan
-    ):
-        # 他家, 他的周边: colloquially the place in focus as often as a person
-        for mention in reversed([m for m in candidates if m.salient] or candidates):
-            return mention, 0.3
-    return None, 0.0
-
-
-_APPOSED = re.compile(r"\s*[,，]\s*|：|:\s*|\s*\(")  # my VPN client, GlobalProtect: the name after it
-_RECENT = 12
-_TOPIC_PRONOUNS = frozenset(
-    {"it", "its", "they", "them", "he", "she", "him", "her", "它", "他", "她"}
-)  # sentences kept for antecedents found again by their head noun or as listed items
-
-
-def _found_again(
-    anaphor: Anaphor,
-    head: str | None,
-    chosen: Mention | None,
-    recent: list[tuple[str, str]],
-    window: list[Mention],
-    lex: CorefLexicon,
-) -> Mention | None:
-    """An antecedent no finder registered: for a pointer and a noun that the chosen mention does not
-    hold (这张账单 → 电费账单), the phrase ending in that noun in a sentence said since the chosen one
-    was named; for an ordinal with nothing listed (第二张), the item of the last enumeration."""
-
-    def said_at(index: int, span: tuple[int, int], phrase: str, types: tuple[str, ...]) -> Mention:
-        turn, sentence = recent[index]
-        named = [
-            m
-            for m in window
-            if m.sentence == sentence
-            and (overlaps(m.span, [span]) or _APPOSED.fullmatch(sentence[span[1] : max(span[1], m.span[0])]))
-            and m.span[0] >= span[0]
-        ] or [m for m in window if m.sentence == sentence and overlaps(m.span, [span])]
-        return named[0] if named else Mention(phrase, phrase, types, turn, sentence, span, (), 0)
-
-    def since(mention: Mention | None) -> int:
-        if mention is None:
-            return 0
-        return max((i for i, (turn, _) in enumerate(recent) if turn == mention.turn_id), default=len(recent))
-
-    n = next((lex.ordinals[d] for d in anaphor.descriptors if d in lex.ordinals), None)
-    if n is not None:  # an enumeration said since the last turn that named two or more entities
-        listed = _ordinal(anaphor, window, lex)
-        for index in range(len(recent) - 1, since(listed) - 1, -1):
-            items = enumeration(recent[index][1])
-            if listed is not None and anaphor.type is not None and recent[index][1] == listed.sentence:
-                group = [m.entity for m in window if m.sentence == listed.sentence]
-                if sum(any(g in item or item in g for g in group) for item in items) < 2:
-                    continue  # 后面那位 after 邓可欣…，马骁主要带增肌和康复训练: the people listed, not the skills
-            if len(items) >= 2 and n <= len(items):
-                item = items[n - 1] if n > 0 else items[-1]
-                at = recent[index][1].find(item)
-                return said_at(index, (at, at + len(item)), item, ())
-        return None
-    if head is None or anaphor.kind != "anaphor":
-        return None
-    if chosen is not None and (
-        head in chosen.entity.lower()
-        or head in chosen.kinds
-        or (anaphor.type is not None and anaphor.type in chosen.types)
-    ):
-        return None  # the chosen one holds the noun, or is of the type the noun names (这个快递: the parcel)
-    for index in range(len(recent) - 1, since(chosen) - 1, -1):
-        found = head_phrase(recent[index][1], head)
-        if found is not None:
-            types = (anaphor.type,) if anaphor.type and anaphor.type != BUSINESS else ()
-            return said_at(index, found[0], found[1], types)
-    return None
-
-
-def _other(
-    anaphor: Anaphor, candidates: list[Mention], recent: list[tuple[str, str]], lex: CorefLexicon
-) -> Mention | None:
-    """The other one of the last pair said (two cases, two orders, 两单): the one of the two spoken of
-    less recently."""
-    pair = []
-    for n in (1, 2):
-        ordinal = replace(anaphor, descriptors=(f"#{n}",))
-        found = _ordinal(ordinal, candidates, lex) or _found_again(ordinal, None, None, recent, candidates, lex)
-        if found is not None:
-            pair.append(found)
-    if len(pair) < 2 or pair[0].entity == pair[1].entity:
-        return None
-
-    def last_said(mention: Mention) -> int:
-        return max((m.seq for m in candidates if m.entity == mention.entity), default=mention.seq)
-
-    return min(pair, key=last_said)
 
 
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
@@ -399,85 +97,6 @@ def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
     return (anaphor.type,)
 
 
-def _pronoun_hint(text: str, anaphor: Anaphor, lex: CorefLexicon) -> str | None:
-    """The type a pronoun's clause speaks of (重装以后它…, 它还是闪退 → software; it costs per month → plan)."""
-    if anaphor.head is not None:
-        return None
-    stop = _CLAUSE_BREAK.search(text, anaphor.span[1])
-    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, anaphor.span[0])), default=0)
-    clause = (text[start : anaphor.span[0]] + " " + text[anaphor.span[1] : stop.start() if stop else len(text)]).lower()
-    hit = next(iter(lex.pronoun_hints.find(clause)), None)
-    return None if hit is None else str(hit.value)
-
-
-def _known(named: Named, candidates: list[Mention]) -> Mention | None:
-    """A shortened name of an entity already in the window (海洋馆 for 北京海洋馆)."""
-    if named.dictionary or len(named.surface) < 2 or any(m.entity == named.entity for m in candidates):
-        return None  # itself an entity of the window (香山 beside 香山饭店中餐厅)
-    for mention in reversed(candidates):
-        if mention.entity != named.entity and named.surface in mention.entity:
-            return mention
-    return None
-
-
-def _short_forms(text: str, candidates: list[Mention], named: list[Named], lex: CorefLexicon) -> list[Named]:
-    """Entities of the window said again, by their name (泰山要爬多久, where no rule finds a name) or by
-    the name without its type suffix or branch (八大处 for 八大处公园, 海底捞 for 海底捞火锅(牡丹园店)):
-    progressive binding of what is said to the entity said before."""
-    taken = [n.span for n in named]
-    found: list[Named] = []
-    for mention in reversed(candidates):
-        for form in (mention.entity, _stem(mention.entity, lex)):
-            if form is None or len(form) < 2 or any(form in n.surface for n in named + found):
-                continue
-            at = text.find(form)
-            span = (at, at + len(form))
-            if at < 0 or overlaps(span, taken) or demonstrated(text, at):
-                continue  # 这段长城: a demonstrative before it makes it a reference, resolved as one
-            found.append(Named(form, mention.entity, mention.types, span, "known", 0.7))
-            taken.append(span)
-            break
-    return found
-
-
-def _tail_references(
-    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
-) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
-    """A pointer and the end of a name said before (那个牙刷 for 飞利浦电动牙刷, the pot for Instant
-    Pot Duo), or that end alone opening a clause (运动裤的尺码偏小 for 李宁运动裤): a reference to that
-    entity. Not for places, whose names end in their type (这家酒店 is any hotel said last, not the
-    one whose name ends in 酒店)."""
-    found: dict[tuple[int, int], tuple[Anaphor, Mention]] = {}
-    things = [m for m in reversed(candidates) if not set(m.types) & (lex.place_types | {"person"})]
-    pointers = list(_ZH_POINTER.finditer(text)) + list(_EN_POINTER.finditer(text)) + list(_CLAUSE_START.finditer(text))
-    for pointer in pointers:
-        at = pointer.end()
-        bare = pointer.start() == at
-        classified = len(pointer.group()) >= 2 and not pointer.group().isascii()  # 这个|锅, 那台|机
-        for mention in things:
-            if bare and mention.entity.isascii():
-                continue
-            tail = _tail_at(text, at, mention.entity, classified=classified, pointed=not bare)
-            if tail is None:
-                continue
-            span = (pointer.start(), at + len(tail))
-            if not overlaps(span, taken):
-                anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, tail, confidence=0.8)
-                found[span] = (anaphor, mention)
-                taken.append(span)
-            break
-    return found
-
-
-_CODE = re.compile(r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+")  # WRK-99, RMA-55X-9031
-
-
-def _identifier(entity: str, types: tuple[str, ...], lex: CorefLexicon) -> bool:
-    """A record's number, or a hyphenated code in capitals and digits whatever a finder typed it
-    (campaign WRK-99 read as a product model)."""
-    return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types) or _CODE.fullmatch(entity) is not None
-
-
 def _lead_start(named: list[Named], start: int) -> int:
     """Where the words said with a name starting at `start` begin: after the name said before it in the
     sentence, unless that one runs into it (Dispute reference DSP-88213-K: the words read as a name
@@ -489,139 +108,6 @@ def _lead_start(named: list[Named], start: int) -> int:
     if start - last[1] <= 1:
         return max((b for _, b in before if b < last[0]), default=0)
     return last[1]
-
-
-def _bridged(
-    text: str, candidates: list[Mention], taken: list[tuple[int, int]], lex: CorefLexicon
-) -> dict[tuple[int, int], tuple[Anaphor, Mention]]:
-    """A noun naming the kind a name was introduced with (炖盅 for 炖盅是小熊DBQ-B20N1, 这个编号 for
-    受理编号CB…, that booking for booking code KQ7T2M): a reference to that name (`state.coref.leads`).
-    Not for places, whose names say their type (这个餐馆 is the restaurant said last), and a number's
-    kind (电话是69766388) only after a pointer: 电话 alone asks for a place's phone, it does not name one."""
-    latest: dict[str, Mention] = {}
-    for m in candidates:
-        if m.lead.words:
-            latest[m.entity] = m
-    if not latest:
-        return {}
-    led = sorted((m for m in latest.values() if not set(m.types) & lex.place_types), key=lambda m: m.seq)
-    found = {}
-    for span, index in bridges(text, [m.lead for m in led], taken):
-        anaphor = Anaphor(text[span[0] : span[1]], span, "anaphor", None, text[span[0] : span[1]], confidence=0.7)
-        found[span] = (anaphor, led[index])
-    return found
-
-
-def _tail_at(text: str, at: int, entity: str, *, classified: bool = False, pointed: bool = False) -> str | None:
-    """The longest end of `entity` (two CJK characters or a Latin word at least) that `text` says at `at`;
-    after a pointer with a classifier one character will do (这个锅 for 苏泊尔电压力锅). After the/that,
-    a capitalised brand (the Dyson for Dyson V15) or the end of a word of the name (the key for
-    Yubikey 5C) also refers to it."""
-    if entity.isascii():  # a word of the name after the brand: the pot (Instant Pot Duo)
-        words = entity.split()
-        for n, word in enumerate(words):
-            if n == 0 and not (pointed and len(words) > 1 and text[at : at + 1].isupper()):
-                continue
-            end = at + len(word)
-            said = text[at:end]
-            whole = not text[end : end + 1].isalnum()
-            if len(word) >= 3 and _NAME_WORD.fullmatch(word) and said.lower() == word.lower() and whole:
-                return said
-        if pointed:
-            end_of_word = _WORD_END_EN.match(text, at)
-            part = end_of_word.group() if end_of_word else ""
-            if part and any(w.lower().endswith(part) and w.lower() != part for w in words):
-                return part  # the key: Yubikey
-        return None
-    for k in range(1, len(entity)):
-        tail = entity[k:]
-        one = classified and re.fullmatch(r"[\u4e00-\u9fff]", tail) and _WORD_END.match(text, at + 1) is not None
-        if (re.fullmatch(r"[\u4e00-\u9fff]{2,}", tail) or one) and text.startswith(tail, at):
-            return tail
-    return None
-
-
-def _stem(entity: str, lex: CorefLexicon) -> str | None:
-    core = core_name(entity)
-    ends = [s for s in lex.type_suffixes if core.endswith(s) and len(s) >= 2 and not s.isascii()]
-    if not ends:
-        return None
-    stem = core[: -max(map(len, ends))]
-    return stem if len(stem) >= 3 and stem not in lex.name_stop and re.fullmatch(r"[\u4e00-\u9fff]+", stem) else None
-
-
-def _entity_anchor(named: Named, sentence: Sentence, turn_id: str) -> CorefAnchor:
-    return CorefAnchor(
-        mention=named.surface,
-        core_referent=named.surface,
-        resolved_entity=named.entity,
-        entity_type=named.types[0] if len(named.types) == 1 else None,
-        antecedent_span=named.span,
-        antecedent_turn_id=turn_id,
-        context_window=sentence.text,
-        confidence=named.confidence,
-        kind="entity",
-        mention_span=(sentence.start + named.span[0], sentence.start + named.span[1]),
-    )
-
-
-def _anaphor_anchor(anaphor: Anaphor, sentence: Sentence, chosen: Mention | None, confidence: float) -> CorefAnchor:
-    span = (sentence.start + anaphor.span[0], sentence.start + anaphor.span[1])
-    if chosen is None:
-        return CorefAnchor(
-            mention=anaphor.text,
-            core_referent=anaphor.head,
-            entity_type=anaphor.type,
-            confidence=0.0,
-            kind=anaphor.kind,
-            mention_span=span,
-        )
-    return CorefAnchor(
-        mention=anaphor.text,
-        core_referent=anaphor.head or chosen.surface,
-        resolved_entity=chosen.entity,
-        entity_type=chosen.types[0] if len(chosen.types) == 1 else anaphor.type,
-        antecedent_span=chosen.span,
-        antecedent_turn_id=chosen.turn_id,
-        context_window=chosen.sentence,
-        confidence=round(confidence, 3),
-        kind=anaphor.kind,
-        mention_span=span,
-    )
-
-
-def _question_rule(anchor: CorefAnchor, sentence: Sentence, clause: tuple[int, int]) -> CorefAnchor:
-    """问/咨询/确认 questions: review the anchors; the questioner's referent (the subject: a person before
-    the verb, or what precedes the verb in its clause) is not guessed. The one asked (ask him, 问问他)
-    is the verb's object: kept, for review."""
-    start = anchor.mention_span[0] - sentence.start if anchor.mention_span else 0
-    subject = clause[0] <= start < clause[1]
-    if anchor.kind != "entity" and ((anchor.entity_type == "person" and start < clause[1]) or subject):
-        return anchor.model_copy(update={"resolved_entity": None, "confidence": 0.0, "needs_human_review": True})
-    return anchor.model_copy(update={"needs_human_review": True})
-
-
-def _recommended(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
-    """A name right after a recommendation (推荐您去A, I recommend the A): in focus even in a list."""
-    lead = max(0, span[0] - 16)
-    return any(0 <= span[0] - (lead + h.end) <= 5 for h in lex.focus_triggers.find(text[lead : span[0]]))
-
-
-def _landmark(text: str, span: tuple[int, int], lex: CorefLexicon) -> bool:
-    """A reference said as where something is (酒店附近, 它周边): a background cue right after it."""
-    return any(h.start <= 1 for h in lex.background_cues.find(text[span[1] : span[1] + 4]))
-
-
-def _background_ranges(text: str, lex: CorefLexicon) -> list[tuple[int, int]]:
-    """Where names are background: from a cue (周边, 附近) to the end of its clause or the next
-    recommendation (周边餐馆都不符合，A也不错 / 周边没有，推荐您去A: A is in focus). A list inside the
-    clause (周边有A, B、C) stays background."""
-    stops = sorted([h.start for h in lex.focus_triggers.find(text)] + [m.start() for m in _CLAUSE_BREAK.finditer(text)])
-    ranges = []
-    for hit in lex.background_cues.find(text):
-        end = next((at for at in stops if at >= hit.end), len(text))
-        ranges.append((hit.end, end))
-    return ranges
 
 
 def end_session(state: CorefState | None, ts: datetime) -> CorefState | None:
@@ -659,9 +145,9 @@ def resolve_turn(
     for sentence in turn.sentences:
         named = titled_start(previous, sentence.text, extract_mentions(sentence.text, lex, focus=state.focus))
         previous = sentence.text
-        named = sorted(named + _short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
-        tails = _tail_references(sentence.text, window + new, [n.span for n in named], lex)
-        tails |= _bridged(sentence.text, window + new, [n.span for n in named] + list(tails), lex)
+        named = sorted(named + short_forms(sentence.text, window + new, named, lex), key=lambda n: n.span)
+        tails = tail_references(sentence.text, window + new, [n.span for n in named], lex)
+        tails |= bridged(sentence.text, window + new, [n.span for n in named] + list(tails), lex)
         anaphors = find_anaphors(sentence.text, lex, [n.span for n in named] + list(tails))
         pointed = pointers(sentence.text) if open_names_on(lex) else []  # the taggers stay off without it
         taken = [n.span for n in named] + [a.span for a in anaphors] + list(tails)
@@ -693,18 +179,18 @@ def resolve_turn(
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2
-        background = _background_ranges(sentence.text, lex)
+        background = background_ranges(sentence.text, lex)
         for _, item in sorted(events, key=lambda e: e[0]):
             seq += 1
             if isinstance(item, Named):
-                known = _known(item, window + new)
+                known = shortened(item, window + new)
                 if known is not None:
                     item = replace(item, entity=known.entity, types=known.types)
                 elif item.types == ("person",):
                     people = [m.entity for m in window + new if "person" in m.types]
                     item = replace(item, entity=full_name_of(item.entity, people, lex) or item.entity)
-                anchors.append(_entity_anchor(item, sentence, turn.turn_id))
-                recommended = _recommended(sentence.text, item.span, lex)
+                anchors.append(entity_anchor(item, sentence, turn.turn_id))
+                recommended = after_recommendation(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
                 new.append(
                     Mention(
@@ -722,7 +208,7 @@ def resolve_turn(
                         lead=lead_words(
                             sentence.text,
                             item.span,
-                            identifier=_identifier(item.entity, item.types, lex),
+                            identifier=identifier(item.entity, item.types, lex),
                             since=_lead_start(named, item.span[0]),
                         ),
                     )
@@ -740,10 +226,10 @@ def resolve_turn(
             elif item.span in tails and tails[item.span][0] is item:
                 chosen, confidence = tails[item.span][1], item.confidence
             elif "other" in item.descriptors:
-                chosen, confidence = _other(item, window + new, spoken, lex), 0.6
+                chosen, confidence = other_of_pair(item, window + new, spoken, lex), 0.6
             else:
                 pool = agreeing(pronoun_gender(item.text), window + new)
-                chosen, confidence = _choose(item, pool, lex, _pronoun_hint(sentence.text, item, lex))
+                chosen, confidence = choose(item, pool, lex, pronoun_hint(sentence.text, item, lex))
                 pointer = _pointer_at(item, pointed)
                 head = pointer.head if pointer is not None else None
                 earlier = [m for m in window + new if m.sentence != sentence.text]
@@ -751,7 +237,7 @@ def resolve_turn(
                 cued = bound_by_cue(cues, earlier, people=item.type == "person") if cues else None
                 if cued is None and "cue" in item.descriptors:
                     continue  # the X Y with no X said beside anything: no reference
-                again = None if cued is not None else _found_again(item, head, chosen, spoken, window + new, lex)
+                again = None if cued is not None else found_again(item, head, chosen, spoken, window + new, lex)
                 if cued is None and again is None and (head or item.head) and chosen is None:
                     cued = bound_by_cue((head or item.head or "",), earlier, people=item.type == "person")
                 if cued is not None:
@@ -775,10 +261,10 @@ def resolve_turn(
                 chosen = None  # 手机可以 after a MacBook and a Wi-Fi name: a bare product noun is the customer's own
             if chosen is None and (item.head == item.text or item.kind == "contrast"):
                 continue  # a bare type noun (酒店有么？) or a contrast with nothing of its type said: no reference
-            anchors.append(_anaphor_anchor(item, sentence, chosen, confidence))
+            anchors.append(anaphor_anchor(item, sentence, chosen, confidence))
             referred = True
             if chosen is not None:  # the entity is back in focus: refresh its recency, keep where it was named
-                if _landmark(sentence.text, item.span, lex):
+                if said_as_landmark(sentence.text, item.span, lex):
                     landmarks.add(len(new))
                 new.append(
                     replace(
@@ -794,8 +280,8 @@ def resolve_turn(
         if not named and not referred:
             zero = zero_anaphor(sentence.text, lex)
             if zero is not None:
-                chosen, confidence = _choose(zero, window + new, lex)
-                anchors.append(_anaphor_anchor(zero, sentence, chosen, confidence))
+                chosen, confidence = choose(zero, window + new, lex)
+                anchors.append(anaphor_anchor(zero, sentence, chosen, confidence))
                 referred = True
         type_words = [h.value for h in lex.type_nouns.find(sentence.text)]
         if type_words:
@@ -804,7 +290,7 @@ def resolve_turn(
         if clause is not None:
             for i, anchor in enumerate(anchors):
                 if anchor.mention_span and sentence.start <= anchor.mention_span[0] < sentence.end:
-                    anchors[i] = _question_rule(anchor, sentence, clause)
+                    anchors[i] = under_question_rule(anchor, sentence, clause)
     if any(m.salient and m.turn_id == turn.turn_id for m in new):
         # 去中国动物博物馆吧，在酒店附近: the hotel is a landmark for the place named, not the focus
         new = [replace(m, salient=False) if i in landmarks else m for i, m in enumerate(new)]
