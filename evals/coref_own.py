@@ -2,6 +2,7 @@
 
     python -m evals.coref_own [--gold tests/fixtures/coref_holdout.jsonl] [--show-errors]
     python -m evals.coref_own --fresh [--show-errors]    # tests/fixtures/coref_fresh.jsonl
+    python -m evals.coref_own --gold FILE --window      # also: how many referents were found at all
 
 Each line is one dialogue: `{"id", "turns": [[speaker, text, expected entity or null], …]}`,
 written by the project (zh and en, travel and customer service). Every user turn with an
@@ -115,18 +116,45 @@ def evaluate_by_language(gold: Path, *, show_errors: bool = False, strict: bool 
     return {lang: (right, total) for lang, (right, total) in counts.items() if total}
 
 
+def in_window(gold: Path, *, strict: bool = False) -> tuple[int, int]:
+    """(held, total) referring turns whose expected referent is among the window's mentions when the
+    turn comes: what the choice of a referent can reach at best (the rest was never found or cut
+    otherwise)."""
+    same = same_name if strict else same_referent
+    lexicon = load_coref_lexicon().get()
+    config = CorefConfig()
+    held = total = 0
+    for line in gold.read_text(encoding="utf-8").splitlines():
+        dialogue = json.loads(line)
+        state: CorefState | None = None
+        for i, (speaker, text, expected) in enumerate(dialogue["turns"]):
+            window = state.mentions if state is not None else ()
+            sentences = split_sentences(clean_text(text, language_mix(text)))
+            turn = CorefTurn(f"{dialogue['id']}/{i}", _T0 + timedelta(seconds=30 * i), sentences)
+            state, _ = resolve_turn(state, turn, config, lexicon)
+            if expected is None or speaker != "user":
+                continue
+            total += 1
+            held += any(same(m.entity, expected) for m in window)
+    return held, total
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold", type=Path, default=DEFAULT)
     parser.add_argument("--fresh", action="store_true", help=f"score {FRESH.name}")
     parser.add_argument("--show-errors", action="store_true")
     parser.add_argument("--strict", action="store_true", help="names must be equal (no title or kind word apart)")
+    parser.add_argument("--window", action="store_true", help="also: referents among the window's mentions")
     args = parser.parse_args(argv)
     gold = FRESH if args.fresh else args.gold
     by_language = evaluate_by_language(gold, show_errors=args.show_errors, strict=args.strict)
     right, total = sum(r for r, _ in by_language.values()), sum(t for _, t in by_language.values())
     parts = ", ".join(f"{lang} {r}/{t} = {r / t:.1%}" for lang, (r, t) in by_language.items())
     print(f"own dialogues {gold.name}: {right}/{total} referring turns = {right / total:.1%} ({parts})")
+    if args.window:
+        held, n = in_window(gold, strict=args.strict)
+        print(f"  referent among the window's mentions when the turn came: {held}/{n} = {held / n:.1%}")
 
 
 if __name__ == "__main__":

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from evals.coref_crosswoz import DEFAULT, evaluate, same_name
-from evals.coref_own import FIXTURES, same_referent
+from evals.coref_own import FIXTURES, in_window, same_referent
 from evals.coref_own import evaluate as evaluate_own
 
 
@@ -66,3 +69,15 @@ def test_own_sets_take_a_kind_word_before_a_code_as_the_same_referent() -> None:
     assert same_referent("88120", "case 88120")
     assert same_referent("服务器lhins-8k2f9", "lhins-8k2f9")
     assert not same_referent("联通冰激凌129套餐", "冰激凌129套餐")
+
+
+def test_the_window_share_counts_referents_found_before_their_turn(tmp_path: Path) -> None:
+    gold = tmp_path / "set.jsonl"
+    turns = [
+        ["user", "我买的戴森V12吸尘器坏了", None],
+        ["agent", "请问是什么问题？", None],
+        ["user", "它开机就断电", "戴森V12"],
+        ["user", "另外那个从来没提过的东西呢", "小米扫地机器人"],
+    ]
+    gold.write_text(json.dumps({"id": "w1", "turns": turns}, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert in_window(gold, strict=True) == (1, 2)
