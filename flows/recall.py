@@ -39,7 +39,6 @@ import numpy as np
 
 from flows.verification import VerificationGuard
 from schemas.errors import StateMirrorError, StoreError
-from schemas.memory import TimeExpression
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.http.verifiers import VerifyRequest
 from sinks.models.embedding_memo import remembers
@@ -47,12 +46,12 @@ from sinks.store.base import Hit, MemoryStore, StoreFilter, TimelineSource
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
-from state.core.language import language_mix
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues, shown_text
 from state.recall.floor_model import FloorModel, floor_features, floor_file, floor_inputs
 from state.recall.lexical import tokenize
+from state.recall.periods import named_days, past_periods
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
 from state.recall.resolution import (
     ResolutionLexicon,
@@ -74,7 +73,6 @@ from state.recall.scoring import (
 from state.recall.siblings import siblings
 from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
-from state.time.extract import normalise_times
 
 log = logging.getLogger(__name__)
 
@@ -92,43 +90,6 @@ def _subject(payload: Mapping[str, Any]) -> str:
     if terms:
         return str(terms[0])
     return str(payload.get("topic") or payload.get("text", ""))[:80]
-
-
-_LAST_WEEKDAY = re.compile(r"\blast\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
-_WEEK_S = 7 * 86400.0
-
-
-def _past_periods(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
-    """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在").
-    `times`: the question's time expressions when the write path already read them.
-
-    English "last Monday" is ambiguous: the Monday of last week (the normaliser's reading) or the
-    most recent Monday. Both count when the later one is already past ("上周五" is not ambiguous)."""
-    now = at.timestamp()
-    out: list[tuple[float, float]] = []
-    for t in times if times is not None else normalise_times(text, at, language_mix(text)):
-        start, end = t.start.timestamp(), t.end.timestamp()
-        if end >= now - 3600:
-            continue
-        out.append((start, end))
-        if _LAST_WEEKDAY.search(t.original_form) and end + _WEEK_S < now - 3600:
-            out.append((start + _WEEK_S, end + _WEEK_S))
-    return out
-
-
-_DAY_S = 86400.0
-
-
-def _named_days(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
-    """The periods of at most a week a question names, past or not ("today", "明天之前", "周五"), as
-    epoch ranges: a memory whose own times fall in one is about it ("the visit is on Wednesday" for
-    "nobody showed up today" on that Wednesday). A bare "now" (no length) names no period."""
-    out: list[tuple[float, float]] = []
-    for t in times if times is not None else normalise_times(text, at, language_mix(text)):
-        start, end = t.start.timestamp(), t.end.timestamp()
-        if 3600.0 <= end - start <= 7 * _DAY_S:
-            out.append((start, end))
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,7 +300,7 @@ class RecallService:
         named = [n for n in query.name_candidates if n.lower() in speakers or n in people]
         qvec = self._embedder.query([strip_names(query.text, named)])[0]
         lexical = self._lexical(query, timeline, named, tables)
-        periods = _past_periods(request.query_text, request.ts, request.times)
+        periods = past_periods(request.query_text, request.ts, request.times)
         said_then = self._said_then(request, qvec, periods, bool(query.entities))
         ids, payloads, sims, tiers = self._candidates(request, qvec, lexical, said_then)
         resolution = self._resolution.get()
@@ -359,7 +320,7 @@ class RecallService:
         still_open = (waiting or asks_open(request.query_text, resolution)) and not outcome
         abstain = tables.abstain_for(self._embedder.name)
         scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
-        days = _named_days(request.query_text, request.ts, request.times)
+        days = named_days(request.query_text, request.ts, request.times)
         k = tables.validity.max_cues
         statements = (
             *request.context,

@@ -285,14 +285,14 @@ def test_a_cue_shows_its_whole_turn_and_the_turn_before_it(tmp_path: Path) -> No
 
 
 def test_past_periods_read_from_the_write_paths_times_equal_a_fresh_parse() -> None:
-    from flows.recall import _past_periods
     from state.core.language import language_mix
+    from state.recall.periods import past_periods
     from state.time.extract import normalise_times
 
     for text in ("上周五说好的退款", "what I cancelled last Monday", "现在怎么样了"):
         times = normalise_times(text, NOW, language_mix(text))
-        assert _past_periods(text, NOW, times) == _past_periods(text, NOW)
-    assert _past_periods("上周五说好的退款", NOW, ()) == []  # given: nothing is parsed again
+        assert past_periods(text, NOW, times) == past_periods(text, NOW)
+    assert past_periods("上周五说好的退款", NOW, ()) == []  # given: nothing is parsed again
 
 
 def test_the_floor_reads_an_own_matter_only_when_the_question_names_nothing_missing() -> None:
