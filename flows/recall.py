@@ -28,10 +28,9 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -46,10 +45,11 @@ from sinks.store.base import Hit, MemoryStore, StoreFilter, TimelineSource
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
+from state.recall.abstain import HAN, FloorCase, floor_case, judge, offer
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
-from state.recall.explain import build_cues, shown_text
-from state.recall.floor_model import FloorModel, floor_features, floor_file, floor_inputs
+from state.recall.explain import build_cues
+from state.recall.floor_model import FloorModel, floor_file
 from state.recall.lexical import tokenize
 from state.recall.periods import named_days, past_periods
 from state.recall.query import QueryAnalysis, analyse_query, strip_names
@@ -65,20 +65,17 @@ from state.recall.scoring import (
     CandidateBatch,
     PoolScores,
     candidate_batch,
-    keep_retrieved,
-    replies,
     score_pool,
     top_indices,
 )
-from state.recall.siblings import siblings
-from state.recall.specifics import Coverage, coverage, specific_terms
 from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
+
+__all__ = ["FloorCase", "RecallService"]
 
 log = logging.getLogger(__name__)
 
 _TRANSIENT = 2
 _PAST_LIMIT = 30  # nearest memories read per past period or identifier question, validity aside
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _subject(payload: Mapping[str, Any]) -> str:
@@ -102,16 +99,6 @@ class _Ranked:
     tiers: list[str]
     max_cues: int
     floor: float
-
-
-@dataclass(frozen=True, slots=True)
-class FloorCase:
-    """One recall's abstain decision laid open (evaluation: `evals.floor_training`): the learned floor's
-    features, the rule floor's verdict, and the memories offered when recall answers."""
-
-    features: np.ndarray
-    rule_answers: bool
-    offered: tuple[str, ...]  # memory ids
 
 
 class RecallService:
@@ -319,7 +306,7 @@ class RecallService:
         status = asks_status(request.query_text, resolution)
         still_open = (waiting or asks_open(request.query_text, resolution)) and not outcome
         abstain = tables.abstain_for(self._embedder.name)
-        scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
+        scale = abstain.cosine_scale(HAN.search(request.query_text) is not None)
         days = named_days(request.query_text, request.ts, request.times)
         k = tables.validity.max_cues
         statements = (
@@ -361,80 +348,26 @@ class RecallService:
         ranked = self._rank(request)
         return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k, turn=ranked.batch.turn)]
 
-    def _coverage(self, question: str, r: _Ranked, picked: Sequence[int]) -> Coverage:
-        """How many of the specific things the question names the memories about to be offered hold."""
-        tables = self._tables.get()
-        rw = tables.relevance
-        texts = [shown_text(r.batch.payloads[i]) for i in picked]  # the cue as offered: unit, turn, turn before
-        names = frozenset(s.lower() for s in (*r.batch.speakers, *r.scores.people) if s)
-        terms = specific_terms(question, tables.general_terms)
-        covered = coverage(terms, texts, rw.unmatched_floor, rw.identifier_mismatch, names)
-        lacking = [t for t in terms if t.text in covered.missing]
-        found = siblings(question, lacking, texts, tables.kin, tables.stopwords)
-        if not found:
-            return covered
-        # the memories hold another value of what the question names: they are about a sibling matter
-        return replace(covered, factor=min(covered.factor, rw.sibling_mismatch), siblings=found)
-
-    @staticmethod
-    def _floor_relevance(r: _Ranked, i: int, covered: Coverage) -> float:
-        """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole;
-        the user's own matter a question refers back to whole when it names nothing the memories lack."""
-        owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
-        # A sibling says the memories are about another matter: when they were said, or that the question
-        # points at a matter, no longer vouches for them; only the identifier the question names does.
-        grounded = r.scores.entity[i] if covered.siblings else r.scores.grounded[i]
-        return max(float(r.scores.absolute[i]) * covered.factor, float(grounded), owned)
-
-    def _offer(self, question: str, r: _Ranked) -> list[int]:
-        """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
-        picked, covered, offered = self._judge(question, r)
-        if not self._answers(question, r, picked, covered):
-            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        return offered
-
-    def _floor_case(
-        self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage, offered: Sequence[int]
-    ) -> FloorCase:
-        """The abstain decision laid open: the learned floor's features (state/recall/floor_model.py) and
-        the rule floor's verdict on the picks the floor judges (`covered`: their coverage), and the cues
-        `offered` when recall answers."""
-        relevance = [self._floor_relevance(r, i, covered) for i in picked]
-        inputs = floor_inputs(r.scores, picked, relevance, r.floor, covered, _CJK.search(question) is not None)
-        rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
-        ids = tuple(r.batch.ids[i] for i in offered)
-        return FloorCase(floor_features(inputs), rule_answers, ids)
-
-    def _judge(self, question: str, r: _Ranked) -> tuple[list[int], Coverage, list[int]]:
-        """The picks the floor judges, their coverage, and the cues offered when recall answers: the fused
-        ranking's first k with plain retrieval as a floor (`keep_retrieved`); the floor judges exactly those."""
-        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
-        answered = replies(r.batch, self._tables.get().relevance.neighbour_max_gap_s)
-        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues, answered)
-        covered = self._coverage(question, r, picked)  # the floor judges what would be offered
-        return picked, covered, picked
-
-    def _answers(self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage) -> bool:
-        """Whether recall offers cues: the rule floor's verdict, or the learned floor's decision when
-        `recall_floor.yaml` says `use: learned` (its features are read only then). Nothing picked: no."""
-        if not picked:
-            return False
-        model = self._floor.get()
-        if model.learned:
-            return model.answers(self._floor_case(question, r, picked, covered, ()).features)
-        return max(self._floor_relevance(r, i, covered) for i in picked) >= r.floor
-
     def floor_case(self, request: RecallRequest) -> FloorCase:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
         r = self._rank(request)
-        picked, covered, offered = self._judge(request.query_text, r)
-        return self._floor_case(request.query_text, r, picked, covered, offered)
+        question = request.query_text
+        picked, covered, offered = judge(question, r.batch, r.scores, r.max_cues, self._tables.get())
+        return floor_case(question, r.batch, r.scores, r.floor, picked, covered, offered)
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = self._offer(request.query_text, r)
+        picked = offer(
+            request.query_text,
+            r.batch,
+            r.scores,
+            max_cues=r.max_cues,
+            floor=r.floor,
+            tables=self._tables.get(),
+            model=self._floor.get(),
+        )
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
