@@ -15,12 +15,11 @@
                     `recall_floor.yaml` can hand that decision to a learned model)
 
 The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flow applies
-`run_batch` to the trigger's requests. Everything here is composition: the logic lives in
-state/, the I/O in sinks/. Isolation is enforced twice: by the store filter and again on
-every payload before scoring, so a backend bug cannot leak another tenant's memory.
-
-Kept whole at ~400 lines on purpose: it is one concept, the order of the steps above, and
-each method is one step of it; the logic of every step already lives in `state/recall/`.
+`run_batch` to the trigger's requests. Everything here is composition, the order of the steps
+above: the candidates are read by `flows.recall_candidates`, the logic lives in state/ (the
+question's periods in `state.recall.periods`, the abstain decision in `state.recall.abstain`),
+the I/O in sinks/. Isolation is enforced twice: by the store filter and again on every payload
+before scoring, so a backend bug cannot leak another tenant's memory.
 """
 
 from __future__ import annotations
@@ -28,32 +27,28 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from flows.recall_candidates import CandidateReader
 from flows.verification import VerificationGuard
-from schemas.errors import StateMirrorError, StoreError
-from schemas.memory import TimeExpression
+from schemas.errors import StoreError
 from schemas.recall import ContextTurn, RecallRequest, RecallResult, ValidityDecision
 from sinks.http.verifiers import VerifyRequest
 from sinks.models.embedding_memo import remembers
-from sinks.store.base import Hit, MemoryStore, StoreFilter, TimelineSource
+from sinks.store.base import MemoryStore
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
-from state.core.language import language_mix
+from state.recall.abstain import HAN, FloorCase, floor_case, judge, offer
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
-from state.recall.explain import build_cues, shown_text
-from state.recall.floor_model import FloorModel, floor_features, floor_file, floor_inputs
-from state.recall.lexical import tokenize
-from state.recall.query import QueryAnalysis, analyse_query, strip_names
+from state.recall.explain import build_cues
+from state.recall.floor_model import FloorModel, floor_file
+from state.recall.periods import named_days, past_periods
+from state.recall.query import analyse_query, strip_names
 from state.recall.resolution import (
     ResolutionLexicon,
     asks_open,
@@ -66,21 +61,16 @@ from state.recall.scoring import (
     CandidateBatch,
     PoolScores,
     candidate_batch,
-    keep_retrieved,
-    replies,
     score_pool,
     top_indices,
 )
-from state.recall.siblings import siblings
-from state.recall.specifics import Coverage, coverage, specific_terms
-from state.recall.timeline import LexicalShares, ScannedTimeline, Timeline
-from state.time.extract import normalise_times
+from state.recall.timeline import question_shares
+
+__all__ = ["FloorCase", "RecallService"]
 
 log = logging.getLogger(__name__)
 
 _TRANSIENT = 2
-_PAST_LIMIT = 30  # nearest memories read per past period or identifier question, validity aside
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _subject(payload: Mapping[str, Any]) -> str:
@@ -94,43 +84,6 @@ def _subject(payload: Mapping[str, Any]) -> str:
     return str(payload.get("topic") or payload.get("text", ""))[:80]
 
 
-_LAST_WEEKDAY = re.compile(r"\blast\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
-_WEEK_S = 7 * 86400.0
-
-
-def _past_periods(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
-    """The past periods a question names, as epoch ranges ("上周五", "last Monday"; not "现在").
-    `times`: the question's time expressions when the write path already read them.
-
-    English "last Monday" is ambiguous: the Monday of last week (the normaliser's reading) or the
-    most recent Monday. Both count when the later one is already past ("上周五" is not ambiguous)."""
-    now = at.timestamp()
-    out: list[tuple[float, float]] = []
-    for t in times if times is not None else normalise_times(text, at, language_mix(text)):
-        start, end = t.start.timestamp(), t.end.timestamp()
-        if end >= now - 3600:
-            continue
-        out.append((start, end))
-        if _LAST_WEEKDAY.search(t.original_form) and end + _WEEK_S < now - 3600:
-            out.append((start + _WEEK_S, end + _WEEK_S))
-    return out
-
-
-_DAY_S = 86400.0
-
-
-def _named_days(text: str, at: datetime, times: Sequence[TimeExpression] | None = None) -> list[tuple[float, float]]:
-    """The periods of at most a week a question names, past or not ("today", "明天之前", "周五"), as
-    epoch ranges: a memory whose own times fall in one is about it ("the visit is on Wednesday" for
-    "nobody showed up today" on that Wednesday). A bare "now" (no length) names no period."""
-    out: list[tuple[float, float]] = []
-    for t in times if times is not None else normalise_times(text, at, language_mix(text)):
-        start, end = t.start.timestamp(), t.end.timestamp()
-        if 3600.0 <= end - start <= 7 * _DAY_S:
-            out.append((start, end))
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class _Ranked:
     question_class: str
@@ -141,16 +94,6 @@ class _Ranked:
     tiers: list[str]
     max_cues: int
     floor: float
-
-
-@dataclass(frozen=True, slots=True)
-class FloorCase:
-    """One recall's abstain decision laid open (evaluation: `evals.floor_training`): the learned floor's
-    features, the rule floor's verdict, and the memories offered when recall answers."""
-
-    features: np.ndarray
-    rule_answers: bool
-    offered: tuple[str, ...]  # memory ids
 
 
 class RecallService:
@@ -170,136 +113,20 @@ class RecallService:
         indexed_timeline: bool = True,
         floor: HotFile[FloorModel] | None = None,
     ) -> None:
-        self._store = store
         self._embedder = embedder
         self._tables = tables
-        self._limit = candidate_limit
-        self._recent = recent
-        self._recent_limit = recent_limit
         self._verification = verification
-        self._lexical_limit = lexical_limit
-        self._scan_limit = scan_limit
         self._resolution = resolution if resolution is not None else resolution_file()
         self._floor = floor if floor is not None else floor_file()
-        # False: scan the user's memories for every question even when the store keeps an index
-        # (the reference the index is tested and measured against). Decided once: a runtime
-        # protocol check costs tens of microseconds a question.
-        self._timelines = store if indexed_timeline and isinstance(store, TimelineSource) else None
-
-    # -- candidates ---------------------------------------------------------------------
-
-    @staticmethod
-    def _scope(request: RecallRequest) -> dict[str, str]:
-        scope = {"tenant_id": request.tenant_id}
-        if request.user_id is not None:
-            scope["user_id"] = request.user_id
-        else:
-            scope["session_id"] = request.session_id  # no user: never wider than the session
-        return scope
-
-    def _timeline(self, request: RecallRequest, skip: set[str], stopwords: frozenset[str]) -> Timeline:
-        """The user's memories valid and said by the question time (at most `scan_limit`)."""
-        if not self._scan_limit:
-            return ScannedTimeline([], stopwords)
-        scope = self._scope(request)
-        if self._timelines is not None:
-            indexed = self._timelines.timeline(scope, request.ts, skip, self._scan_limit, stopwords)
-            if indexed is not None:
-                return indexed
-        now = request.ts.isoformat()
-
-        def read(flt: StoreFilter) -> list[tuple[str, dict[str, Any]]]:
-            return [
-                (h.id, h.payload)
-                for h in self._store.scroll(flt, self._scan_limit)
-                if all(h.payload.get(k) == v for k, v in scope.items()) and h.payload.get("event_id") not in skip
-            ]
-
-        valid = read(StoreFilter(match=scope, valid_at=now, not_after=now))
-        return ScannedTimeline(valid, stopwords, history=read(StoreFilter(match=scope, not_after=now)))
-
-    def _said_then(
-        self, request: RecallRequest, qvec: np.ndarray, periods: Sequence[tuple[float, float]], identifiers: bool
-    ) -> list[Hit]:
-        """Memories whose validity may have ended that the question can still ask about: the nearest
-        ones said in a past period it names, and, when it names an identifier, the nearest ones said
-        before it (scoring admits an ended one only when it was said then or holds the identifier)."""
-        scope = self._scope(request)
-        now = request.ts.timestamp()
-        hits: list[Hit] = []
-        for start, end in periods:
-            since = datetime.fromtimestamp(start, UTC).isoformat()
-            until = datetime.fromtimestamp(min(end, now), UTC).isoformat()
-            hits += self._store.search(qvec, StoreFilter(match=scope, not_before=since, not_after=until), _PAST_LIMIT)
-        if identifiers:
-            flt = StoreFilter(match=scope, not_after=request.ts.isoformat())
-            hits += self._store.search(qvec, flt, _PAST_LIMIT)
-        return hits
-
-    def _candidates(
-        self,
-        request: RecallRequest,
-        qvec: np.ndarray,
-        lexical: LexicalShares,
-        said_then: Sequence[Hit] = (),
-    ) -> tuple[list[str], list[dict[str, Any]], list[float], list[str]]:
-        scope = self._scope(request)
-        now = request.ts.isoformat()
-        flt = StoreFilter(match=scope, valid_at=now, not_after=now)
-        hits = list({h.id: h for h in (*said_then, *self._store.search(qvec, flt, self._limit))}.values())
-        hits.sort(key=lambda h: (-h.score, h.id))  # ties in a canonical order, whatever order the engine holds them in
-        skip = {request.query_event_id, *(t.event_id for t in request.context)}
-        ids: list[str] = []
-        payloads: list[dict[str, Any]] = []
-        sims: list[float] = []
-        tiers: list[str] = []
-
-        def admit(mid: str, payload: dict[str, Any], sim: float, tier: str) -> None:
-            if any(payload.get(k) != v for k, v in scope.items()) or payload.get("event_id") in skip:
-                return
-            ids.append(mid)
-            payloads.append(payload)
-            sims.append(sim)
-            tiers.append(tier)
-
-        def add_with_vectors(items: Sequence[tuple[str, dict[str, Any] | None]], tier: str) -> None:
-            stored = {h.id: h for h in self._store.retrieve([mid for mid, _ in items], with_vectors=True)}
-            for mid, payload in items:
-                hit = stored.get(mid)
-                vec = hit.vector if hit is not None else None
-                if payload is None:  # a lexical hit: its payload as stored
-                    if hit is None:
-                        continue
-                    payload = hit.payload
-                admit(mid, payload, float(np.dot(vec, qvec)) if vec is not None else 0.0, tier)
-
-        for h in hits:
-            admit(h.id, h.payload, h.score, "long_term")
-        by_lexical = lexical.best(self._lexical_limit, exclude=set(ids)) if self._lexical_limit else []
-        if by_lexical:
-            add_with_vectors([(m, None) for m in by_lexical], "long_term")
-        if self._recent is not None and request.user_id is not None and self._recent_limit:
-            try:
-                recent = self._recent.read(request.tenant_id, request.user_id, request.ts, self._recent_limit)
-            except StateMirrorError as exc:  # a read model: without it recall still has the store
-                log.warning(json.dumps({"op": "recall.recent_tier", "error": str(exc)}))
-                recent = []
-            position = {mid: i for i, mid in enumerate(ids)}
-            for u in recent:  # a recent action already among the long-term hits is still recent
-                if u.memory_id in position:
-                    tiers[position[u.memory_id]] = "recent"
-            missing = [(u.memory_id, u.model_dump(mode="json")) for u in recent if u.memory_id not in position]
-            if missing:
-                add_with_vectors(missing, "recent")
-        return ids, payloads, sims, tiers
-
-    @staticmethod
-    def _lexical(query: QueryAnalysis, timeline: Timeline, names: Sequence[str], tables: RecallTables) -> LexicalShares:
-        """BM25 share of every memory in the user's timeline (IDF over them); people named in the
-        question are not words to match (they come back as the `person` component)."""
-        name_tokens = set(tokenize(" ".join(names), tables.stopwords))
-        q_tokens = [t for t in tokenize(query.text, tables.stopwords) if t not in name_tokens]
-        return timeline.lexical(q_tokens)
+        self._reader = CandidateReader(
+            store,
+            candidate_limit=candidate_limit,
+            recent=recent,
+            recent_limit=recent_limit,
+            lexical_limit=lexical_limit,
+            scan_limit=scan_limit,
+            indexed_timeline=indexed_timeline,
+        )
 
     # -- verification and arbitration ----------------------------------------------------
 
@@ -332,16 +159,16 @@ class RecallService:
         people = _people(request)
         query = analyse_query(request.query_text, tables, known_people=people, entities=request.entities)
         skip = {request.query_event_id, *(t.event_id for t in request.context)}
-        timeline = self._timeline(request, skip, tables.stopwords)
+        timeline = self._reader.timeline(request, skip, tables.stopwords)
         # Only names that are people here (a speaker in the user's memories, or known) leave the
         # embedded text: "Groceries left outside again!" keeps its capitalised first word.
         speakers = timeline.speakers()
         named = [n for n in query.name_candidates if n.lower() in speakers or n in people]
         qvec = self._embedder.query([strip_names(query.text, named)])[0]
-        lexical = self._lexical(query, timeline, named, tables)
-        periods = _past_periods(request.query_text, request.ts, request.times)
-        said_then = self._said_then(request, qvec, periods, bool(query.entities))
-        ids, payloads, sims, tiers = self._candidates(request, qvec, lexical, said_then)
+        lexical = question_shares(query.text, timeline, named, tables.stopwords)
+        periods = past_periods(request.query_text, request.ts, request.times)
+        said_then = self._reader.said_then(request, qvec, periods, bool(query.entities))
+        ids, payloads, sims, tiers = self._reader.candidates(request, qvec, lexical, said_then)
         resolution = self._resolution.get()
         issues = timeline.issues(request.ts, resolution)
         shares = [lexical.get(m) for m in ids]
@@ -358,8 +185,8 @@ class RecallService:
         status = asks_status(request.query_text, resolution)
         still_open = (waiting or asks_open(request.query_text, resolution)) and not outcome
         abstain = tables.abstain_for(self._embedder.name)
-        scale = abstain.cosine_scale(_CJK.search(request.query_text) is not None)
-        days = _named_days(request.query_text, request.ts, request.times)
+        scale = abstain.cosine_scale(HAN.search(request.query_text) is not None)
+        days = named_days(request.query_text, request.ts, request.times)
         k = tables.validity.max_cues
         statements = (
             *request.context,
@@ -400,80 +227,26 @@ class RecallService:
         ranked = self._rank(request)
         return [ranked.batch.ids[i] for i in top_indices(ranked.scores, k, turn=ranked.batch.turn)]
 
-    def _coverage(self, question: str, r: _Ranked, picked: Sequence[int]) -> Coverage:
-        """How many of the specific things the question names the memories about to be offered hold."""
-        tables = self._tables.get()
-        rw = tables.relevance
-        texts = [shown_text(r.batch.payloads[i]) for i in picked]  # the cue as offered: unit, turn, turn before
-        names = frozenset(s.lower() for s in (*r.batch.speakers, *r.scores.people) if s)
-        terms = specific_terms(question, tables.general_terms)
-        covered = coverage(terms, texts, rw.unmatched_floor, rw.identifier_mismatch, names)
-        lacking = [t for t in terms if t.text in covered.missing]
-        found = siblings(question, lacking, texts, tables.kin, tables.stopwords)
-        if not found:
-            return covered
-        # the memories hold another value of what the question names: they are about a sibling matter
-        return replace(covered, factor=min(covered.factor, rw.sibling_mismatch), siblings=found)
-
-    @staticmethod
-    def _floor_relevance(r: _Ranked, i: int, covered: Coverage) -> float:
-        """What the abstain floor reads: the similarity part scaled by the coverage, the grounded part whole;
-        the user's own matter a question refers back to whole when it names nothing the memories lack."""
-        owned = 0.0 if covered.missing or covered.siblings else float(r.scores.owned[i])
-        # A sibling says the memories are about another matter: when they were said, or that the question
-        # points at a matter, no longer vouches for them; only the identifier the question names does.
-        grounded = r.scores.entity[i] if covered.siblings else r.scores.grounded[i]
-        return max(float(r.scores.absolute[i]) * covered.factor, float(grounded), owned)
-
-    def _offer(self, question: str, r: _Ranked) -> list[int]:
-        """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
-        picked, covered, offered = self._judge(question, r)
-        if not self._answers(question, r, picked, covered):
-            return []  # nothing stored is relevant enough: abstain rather than offer the least bad
-        return offered
-
-    def _floor_case(
-        self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage, offered: Sequence[int]
-    ) -> FloorCase:
-        """The abstain decision laid open: the learned floor's features (state/recall/floor_model.py) and
-        the rule floor's verdict on the picks the floor judges (`covered`: their coverage), and the cues
-        `offered` when recall answers."""
-        relevance = [self._floor_relevance(r, i, covered) for i in picked]
-        inputs = floor_inputs(r.scores, picked, relevance, r.floor, covered, _CJK.search(question) is not None)
-        rule_answers = bool(picked) and max(inputs.floor_relevance) >= r.floor
-        ids = tuple(r.batch.ids[i] for i in offered)
-        return FloorCase(floor_features(inputs), rule_answers, ids)
-
-    def _judge(self, question: str, r: _Ranked) -> tuple[list[int], Coverage, list[int]]:
-        """The picks the floor judges, their coverage, and the cues offered when recall answers: the fused
-        ranking's first k with plain retrieval as a floor (`keep_retrieved`); the floor judges exactly those."""
-        picked = top_indices(r.scores, r.max_cues, turn=r.batch.turn)
-        answered = replies(r.batch, self._tables.get().relevance.neighbour_max_gap_s)
-        picked = keep_retrieved(picked, r.scores, r.batch.semantic, r.batch.turn, r.max_cues, answered)
-        covered = self._coverage(question, r, picked)  # the floor judges what would be offered
-        return picked, covered, picked
-
-    def _answers(self, question: str, r: _Ranked, picked: Sequence[int], covered: Coverage) -> bool:
-        """Whether recall offers cues: the rule floor's verdict, or the learned floor's decision when
-        `recall_floor.yaml` says `use: learned` (its features are read only then). Nothing picked: no."""
-        if not picked:
-            return False
-        model = self._floor.get()
-        if model.learned:
-            return model.answers(self._floor_case(question, r, picked, covered, ()).features)
-        return max(self._floor_relevance(r, i, covered) for i in picked) >= r.floor
-
     def floor_case(self, request: RecallRequest) -> FloorCase:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
         r = self._rank(request)
-        picked, covered, offered = self._judge(request.query_text, r)
-        return self._floor_case(request.query_text, r, picked, covered, offered)
+        question = request.query_text
+        picked, covered, offered = judge(question, r.batch, r.scores, r.max_cues, self._tables.get())
+        return floor_case(question, r.batch, r.scores, r.floor, picked, covered, offered)
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = self._offer(request.query_text, r)
+        picked = offer(
+            request.query_text,
+            r.batch,
+            r.scores,
+            max_cues=r.max_cues,
+            floor=r.floor,
+            tables=self._tables.get(),
+            model=self._floor.get(),
+        )
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
         cues, explanation, marker = build_cues(
             picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified

@@ -86,7 +86,7 @@ class PoolScores:
     relevance: F
     absolute: F
     grounded: F  # the part of `absolute` not read from word similarity: identifier, named period, referent
-    owned: F  # the user's own issue or promise a question refers back to (the floor reads it, see flows.recall)
+    owned: F  # the user's own issue or promise a question refers back to (the floor reads it, see state.recall.abstain)
     css: F
     final: F
     eligible: B

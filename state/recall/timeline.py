@@ -71,6 +71,13 @@ class Timeline(Protocol):
         ...
 
 
+def question_shares(text: str, timeline: Timeline, names: Sequence[str], stopwords: frozenset[str]) -> LexicalShares:
+    """BM25 share of every memory in the user's timeline for the question's `text` (IDF over them);
+    people named in the question are not words to match (they come back as the `person` component)."""
+    name_tokens = set(tokenize(" ".join(names), stopwords))
+    return timeline.lexical([t for t in tokenize(text, stopwords) if t not in name_tokens])
+
+
 class ScannedTimeline:
     """A timeline over its memories themselves: each question tokenises and passes over all of them.
 

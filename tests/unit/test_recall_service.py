@@ -21,7 +21,9 @@ from sinks.models.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.recent_actions import InMemoryRecentActions
 from state.core.hotfile import HotFile
+from state.recall.abstain import floor_relevance, offer, offered_coverage
 from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
+from state.recall.floor_model import floor_file
 from state.recall.specifics import Coverage
 from tests.recall_support import T0, ask, fill_store, unit
 from tests.verifier_server import verifier_server
@@ -285,22 +287,21 @@ def test_a_cue_shows_its_whole_turn_and_the_turn_before_it(tmp_path: Path) -> No
 
 
 def test_past_periods_read_from_the_write_paths_times_equal_a_fresh_parse() -> None:
-    from flows.recall import _past_periods
     from state.core.language import language_mix
+    from state.recall.periods import past_periods
     from state.time.extract import normalise_times
 
     for text in ("上周五说好的退款", "what I cancelled last Monday", "现在怎么样了"):
         times = normalise_times(text, NOW, language_mix(text))
-        assert _past_periods(text, NOW, times) == _past_periods(text, NOW)
-    assert _past_periods("上周五说好的退款", NOW, ()) == []  # given: nothing is parsed again
+        assert past_periods(text, NOW, times) == past_periods(text, NOW)
+    assert past_periods("上周五说好的退款", NOW, ()) == []  # given: nothing is parsed again
 
 
 def test_the_floor_reads_an_own_matter_only_when_the_question_names_nothing_missing() -> None:
     scores = SimpleNamespace(absolute=np.array([0.1]), grounded=np.array([0.0]), owned=np.array([1.0]))
-    r = SimpleNamespace(scores=scores)
-    assert RecallService._floor_relevance(r, 0, Coverage(1.0, ("exports",), ())) == 1.0  # type: ignore[arg-type]
+    assert floor_relevance(scores, 0, Coverage(1.0, ("exports",), ())) == 1.0  # type: ignore[arg-type]
     missing = Coverage(0.5, (), ("network",))  # "我家的网络怎么又断了" with no network in the memories
-    assert RecallService._floor_relevance(r, 0, missing) == 0.05  # type: ignore[arg-type]
+    assert floor_relevance(scores, 0, missing) == 0.05  # type: ignore[arg-type]
 
 
 def test_a_sibling_leaves_only_the_named_identifier_grounded_for_the_floor() -> None:
@@ -308,19 +309,18 @@ def test_a_sibling_leaves_only_the_named_identifier_grounded_for_the_floor() -> 
     scores = SimpleNamespace(
         absolute=np.array([1.0]), grounded=np.array([1.0]), entity=np.array([0.0]), owned=np.array([0.0])
     )
-    r = SimpleNamespace(scores=scores)
     plain = Coverage(1.0, ("checkup",), ())
-    assert RecallService._floor_relevance(r, 0, plain) == 1.0  # type: ignore[arg-type]
+    assert floor_relevance(scores, 0, plain) == 1.0  # type: ignore[arg-type]
     sibling = Coverage(0.2, ("checkup",), ("我爸",), ("我爸→我妈",))
-    assert RecallService._floor_relevance(r, 0, sibling) == 0.2  # type: ignore[arg-type]
+    assert floor_relevance(scores, 0, sibling) == 0.2  # type: ignore[arg-type]
     scores.entity = np.array([1.0])  # the identifier the question names is held: it still counts whole
-    assert RecallService._floor_relevance(r, 0, sibling) == 1.0  # type: ignore[arg-type]
+    assert floor_relevance(scores, 0, sibling) == 1.0  # type: ignore[arg-type]
 
 
 def _ranked(
     absolute: list[float], cosine: list[float], payloads: list[dict[str, str]] | None = None
 ) -> SimpleNamespace:
-    """A ranked pool of one turn per candidate, the fused order 0, 1, 2, …; what `_offer` reads."""
+    """A ranked pool of one turn per candidate, the fused order 0, 1, 2, …; what `offer` reads."""
     n = len(absolute)
     final = np.linspace(1.2, 0.6, n)
     scores = SimpleNamespace(
@@ -345,25 +345,39 @@ def _ranked(
     return SimpleNamespace(batch=batch, scores=scores, max_cues=3, floor=0.25)
 
 
-def test_the_floor_judges_the_cues_retrieval_keeps_among_them(store: QdrantEdgeStore) -> None:
-    service = _service(store)
+def _offer(question: str, r: SimpleNamespace) -> list[int]:
+    """The cues recall offers from the ranked pool `r`, with the shipped tables and floor model."""
+    return offer(
+        question,
+        r.batch,
+        r.scores,
+        max_cues=r.max_cues,
+        floor=r.floor,
+        tables=tables_file().get(),
+        model=floor_file().get(),
+    )
+
+
+def test_the_floor_judges_the_cues_retrieval_keeps_among_them() -> None:
     # the fused ranking's first three carry labels, not similarity; the nearest turn by cosine comes fourth
     r = _ranked([0.1, 0.1, 0.1, 0.6], [0.80, 0.79, 0.78, 0.90])
-    assert service._offer("怎么样了", r) == [0, 1, 3]  # type: ignore[arg-type]
+    assert _offer("怎么样了", r) == [0, 1, 3]
     unrelated = _ranked([0.1, 0.1, 0.1, 0.1], [0.80, 0.79, 0.78, 0.90])
-    assert service._offer("怎么样了", unrelated) == []  # type: ignore[arg-type]
+    assert _offer("怎么样了", unrelated) == []
 
 
-def test_the_floor_reads_what_a_cue_shows_its_turn_and_the_turn_before(store: QdrantEdgeStore) -> None:
-    service = _service(store)
+def test_the_floor_reads_what_a_cue_shows_its_turn_and_the_turn_before() -> None:
+    tables = tables_file().get()
     reply = {"text": "两天内发到您的账户。"}
     unit_only = _ranked([0.6], [0.9], [reply])
-    assert service._coverage("优惠券什么时候到", unit_only, [0]).missing == ("优惠券",)  # type: ignore[arg-type]
+    covered = offered_coverage("优惠券什么时候到", unit_only.batch, unit_only.scores, [0], tables)  # type: ignore[arg-type]
+    assert covered.missing == ("优惠券",)
     for shown in (
         {**reply, "source_text": "我们会补偿一张五十元的优惠券，两天内发到您的账户。"},
         {**reply, "context_prev": "客户: 说好的优惠券呢？"},
     ):
-        covered = service._coverage("优惠券什么时候到", _ranked([0.6], [0.9], [shown]), [0])  # type: ignore[arg-type]
+        r = _ranked([0.6], [0.9], [shown])
+        covered = offered_coverage("优惠券什么时候到", r.batch, r.scores, [0], tables)  # type: ignore[arg-type]
         assert covered.factor == 1.0
         assert covered.held == ("优惠券",)
 
