@@ -250,10 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| figure | value |")
     print("|---|---:|")
     print(
-        f"| paced {args.rate:g} events/s: produce → memory unit on the memory topic, p50 / p95 / p99 ms | {_pcts(lat)} ({len(lat)}/{len(sent_paced)} seen) |"
+        f"| paced {args.rate:g} events/s: produce → memory unit on the memory topic, p50 / p95 / p99 ms "
+        f"| {_pcts(lat)} ({len(lat)}/{len(sent_paced)} seen) |"
     )
     print(
-        f"| burst of {args.events}: events/s, first produce → last memory unit | {burst_rate:.1f} ({len(burst_done)}/{len(sent_burst)} seen) |"
+        f"| burst of {args.events}: events/s, first produce → last memory unit "
+        f"| {burst_rate:.1f} ({len(burst_done)}/{len(sent_burst)} seen) |"
     )
     print(f"| baseline: bare consumer of the input topic, records/s | {bare_rate:,.0f} |")
     if probe_ms:

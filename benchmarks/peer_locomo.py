@@ -163,11 +163,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for label, secs, cpu, count, key in rows:
         recall = " | ".join(f"{np.mean(scores[key][k]):.3f}" for k in KS)
         print(
-            f"| {label} | {n / secs:.1f} | {cpu:.1f} | {count} | {_p(lat[key], 50):.1f} / {_p(lat[key], 95):.1f} | {recall} |"
+            f"| {label} | {n / secs:.1f} | {cpu:.1f} | {count} "
+            f"| {_p(lat[key], 50):.1f} / {_p(lat[key], 95):.1f} | {recall} |"
         )
     print()
     print(
-        f"Cost: RecallFlow ingests at {peer_s / ours_s:.2f} x the peer's rate ({ours_s - peer_s:+.1f} s for {n} turns). "
+        f"Cost: RecallFlow ingests at {peer_s / ours_s:.2f} x the peer's rate "
+        f"({ours_s - peer_s:+.1f} s for {n} turns). "
         "Buys: recall@k difference (RecallFlow - peer): "
         + ", ".join(f"@{k} {np.mean(scores['recallflow'][k]) - np.mean(scores['peer'][k]):+.3f}" for k in KS)
         + "."

@@ -139,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{np.median(per_state) / np.median(raw_set):.2f} x |"
     )
     print(
-        f"| bare SET of the same bytes, {args.threads} threads (baseline) | {_pcts(raw_set)} | {writes / raw_s:,.0f} | 1.00 x |"
+        f"| bare SET of the same bytes, {args.threads} threads (baseline) "
+        f"| {_pcts(raw_set)} | {writes / raw_s:,.0f} | 1.00 x |"
     )
     print(
         f"| mirror, batched pipeline of {args.batch} (the sink's way), per batch | {_pcts(batch_ms)} | "

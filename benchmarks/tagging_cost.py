@@ -40,7 +40,8 @@ def corpus(data: Path | None, limit: int) -> list[tuple[str, str]]:
                         rec = json.loads(line)
                         pairs.append((rec["session_id"], rec["text"]))
     if not pairs:
-        for path in (ROOT / "examples" / "demo.jsonl", ROOT / "sinks" / "models" / "resources" / "tagger_examples.jsonl"):
+        examples = ROOT / "sinks" / "models" / "resources" / "tagger_examples.jsonl"
+        for path in (ROOT / "examples" / "demo.jsonl", examples):
             with path.open(encoding="utf-8") as fh:
                 for line in fh:
                     try:
