@@ -4,7 +4,7 @@ One verifier per fact kind (a memory's `topic`, e.g. `warehouse_status`, `stock`
 `VerifierRegistry`. `HttpVerifier` POSTs `{"kind", "subject", "text", "memory_id"}` to its URL
 with an explicit timeout (2 s by default) and expects `{"valid": bool, "value": str | null}`.
 Every failure (timeout, connection refused, 429, 5xx, a body that is not a verdict) raises
-`VerifierError`, flagged `rate_limited` / `timed_out`; the guard in `flows.recall` counts it.
+`VerifierError`, flagged `rate_limited` / `timed_out`; the guard in `flows.verification` counts it.
 Calls run on `VerifierPool`, a bounded thread pool, so recall can wait a short budget and
 move on: a late answer still lands in the guard and the answer cache for the next recall.
 One JSON log line per call.
