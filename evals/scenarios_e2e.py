@@ -76,6 +76,17 @@ class Case:
     expect: tuple[str, ...]
     tenant: str = TENANT  # the scenario's tenant: its events are written there and its question asked there
 
+    def request(self) -> RecallRequest:
+        """The question as the asking user puts it, in the scenario's tenant, at its own time."""
+        return RecallRequest(
+            query_event_id=f"{self.sid}-ask",
+            session_id=f"{self.sid}/{self.user}/ask",
+            tenant_id=self.tenant,
+            user_id=self.user,
+            query_text=self.question,
+            ts=self.ask_at,
+        )
+
 
 @dataclass(slots=True)
 class Tally:
@@ -170,7 +181,8 @@ def load(path: Path, half: str) -> tuple[list[Case], list[dict[str, Any]]]:
     return cases, events
 
 
-def _right(text: str, expect: Sequence[str]) -> bool:
+def right(text: str, expect: Sequence[str]) -> bool:
+    """Whether a cue's turn holds one of the substrings a scenario expects."""
     return any(e in text for e in expect)
 
 
@@ -218,16 +230,7 @@ def evaluate(
         qvecs = embedder.query([c.question for c in cases])
         embedder.save()
         for qi, case in enumerate(cases):
-            result = service.recall(
-                RecallRequest(
-                    query_event_id=f"{case.sid}-ask",
-                    session_id=f"{case.sid}/{case.user}/ask",
-                    tenant_id=case.tenant,
-                    user_id=case.user,
-                    query_text=case.question,
-                    ts=case.ask_at,
-                )
-            )
+            result = service.recall(case.request())
             cue_units = [unit_of[c.memory_id] for c in result.cues if c.memory_id in unit_of]
             ours = [u.source_text for u in cue_units]
             tally = out[case.half]["recallflow"]
@@ -237,16 +240,16 @@ def evaluate(
             for name, got in (("recallflow", ours), *texts.items()):
                 t = out[case.half][name]
                 if case.expect:
-                    first = bool(got) and _right(got[0], case.expect)
+                    first = bool(got) and right(got[0], case.expect)
                     t.p1.append(first)
-                    t.hit3.append(any(_right(g, case.expect) for g in got[:3]))
+                    t.hit3.append(any(right(g, case.expect) for g in got[:3]))
                     t.abstained_answerable.append(not got)
                     t.by_kind[case.kind].append(first)
                 else:
                     t.abstained_none.append(not got)
                     t.by_kind[case.kind].append(not got)
             if show:
-                ok = (bool(ours) and _right(ours[0], case.expect)) if case.expect else not ours
+                ok = (bool(ours) and right(ours[0], case.expect)) if case.expect else not ours
                 top = result.cues[0].explanation if result.cues else "(no cue)"
                 head = f"{'ok  ' if ok else 'MISS'} {case.half:<11}{case.sid:<6}{case.kind:<20}"
                 print(f"{head}{case.question[:40]:<42} {top[:110]}")
