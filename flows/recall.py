@@ -231,8 +231,8 @@ class RecallService:
         """The abstain decision's inputs and the rule floor's verdict for one question (evaluation)."""
         r = self._rank(request)
         question = request.query_text
-        picked, covered, offered = judge(question, r.batch, r.scores, r.max_cues, self._tables.get())
-        return floor_case(question, r.batch, r.scores, r.floor, picked, covered, offered)
+        picked, covered = judge(question, r.batch, r.scores, r.max_cues, self._tables.get())
+        return floor_case(question, r.batch, r.scores, r.floor, picked, covered, picked)
 
     def recall(self, request: RecallRequest) -> RecallResult:
         """Scored, explained recall for one question (see the module docstring)."""

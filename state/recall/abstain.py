@@ -70,14 +70,14 @@ def floor_relevance(scores: PoolScores, i: int, covered: Coverage) -> float:
 
 def judge(
     question: str, batch: CandidateBatch, scores: PoolScores, max_cues: int, tables: RecallTables
-) -> tuple[list[int], Coverage, list[int]]:
-    """The picks the floor judges, their coverage, and the cues offered when recall answers: the fused
-    ranking's first k with plain retrieval as a floor (`keep_retrieved`); the floor judges exactly those."""
+) -> tuple[list[int], Coverage]:
+    """The picks the floor judges and their coverage: the fused ranking's first k with plain retrieval as
+    a floor (`keep_retrieved`), exactly the cues offered when recall answers."""
     picked = top_indices(scores, max_cues, turn=batch.turn)
     answered = replies(batch, tables.relevance.neighbour_max_gap_s)
     picked = keep_retrieved(picked, scores, batch.semantic, batch.turn, max_cues, answered)
     covered = offered_coverage(question, batch, scores, picked, tables)  # the floor judges what would be offered
-    return picked, covered, picked
+    return picked, covered
 
 
 def floor_case(
@@ -128,7 +128,7 @@ def offer(
     model: FloorModel,
 ) -> list[int]:
     """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
-    picked, covered, offered = judge(question, batch, scores, max_cues, tables)
+    picked, covered = judge(question, batch, scores, max_cues, tables)
     if not answers(question, batch, scores, floor, picked, covered, model):
         return []  # nothing stored is relevant enough: abstain rather than offer the least bad
-    return offered
+    return picked
