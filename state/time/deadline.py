@@ -82,6 +82,9 @@ _PAST_DURATION = re.compile(
 
 # A length followed by "now" or "so far" ("on hold for 35 minutes now") runs up to the event.
 _UP_TO_NOW = re.compile(r"^\s+(?:now|so far|already)\b", _F)
+# A length said in the present ("delivery takes 2 to 3 business days", "it needs a week") runs
+# ahead of the event, whatever past word its clause holds elsewhere ("the courier said …").
+_PRESENT_LENGTH = re.compile(r"^(?:takes?|needs?|lasts?)\b", _F)
 # 中午 / 正午 as a limit (明天中午之前) means noon itself, not the end of the midday span.
 _NOON = re.compile(r"(中午|正午)$")
 
@@ -269,7 +272,8 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
             near = _PAST_DURATION.search(text[clause : m.end() + 3]) is not None or bool(
                 _UP_TO_NOW.match(text[m.end() :])
             )
-            past = near or clause_tense(text, m.span()) == "past"
+            present = not zh and _PRESENT_LENGTH.match(m.group(0)) is not None
+            past = near or (not present and clause_tense(text, m.span()) == "past")
             if past:
                 start, end = _span_back(base, unit, amount, business), base
             else:

@@ -391,3 +391,40 @@ def test_named_days_of_the_calendar(text: str, day: str) -> None:
 def test_a_limit_on_a_named_day_ends_with_it() -> None:
     found = only("Can it arrive before Christmas?", WEDNESDAY)
     assert (found.kind, found.deadline) == ("deadline", datetime(2026, 12, 25, 23, 59, 59, tzinfo=UTC))
+
+
+FRESH4 = Path(__file__).resolve().parents[1] / "fixtures" / "time_fresh4.jsonl"
+
+
+def test_fourth_fresh_set_every_deadline_exact_and_97_percent_overall() -> None:
+    items = load_gold(FRESH4)
+    verdicts = [(i, judge(i, ours(i))[0]) for i in items]
+    assert all(ok for i, ok in verdicts if i.kind == "deadline")
+    assert sum(ok for _, ok in verdicts) / len(items) >= 0.97
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "day"),
+    [
+        # a thing brought over (送过来的, 拿回来的) or charged (扣的) before the event
+        ("周三送过来的那台洗衣机一甩干就响。", datetime(2027, 7, 11, 9, tzinfo=UTC), "2027-07-07"),
+        ("20号扣的那笔年费能不能给我退了？", datetime(2027, 6, 15, 9, tzinfo=UTC), "2027-05-20"),
+        # 预约的 is what was booked, not a booking ahead
+        ("我2月14号预约的空调清洗，师傅一直都没上门。", datetime(2028, 2, 29, 9, tzinfo=UTC), "2028-02-14"),
+        # "since" looks back
+        ("My internet has been down since Thursday.", datetime(2027, 6, 1, 9, tzinfo=UTC), "2027-05-27"),
+    ],
+)
+def test_more_done_clauses_put_their_date_behind(text: str, base: datetime, day: str) -> None:
+    assert only(text, base).start.date().isoformat() == day
+
+
+def test_until_a_day_is_a_limit_that_includes_it() -> None:
+    found = only("Could you hold my post at the depot until November 8?", WEDNESDAY)
+    assert (found.kind, found.deadline) == ("deadline", datetime(2027, 11, 8, 23, 59, 59, tzinfo=UTC))
+
+
+def test_a_length_said_in_the_present_runs_ahead_of_a_reported_past() -> None:
+    found = only("The courier said delivery takes 2 to 3 business days from here.", WEDNESDAY)
+    assert (found.kind, found.start) == ("duration", WEDNESDAY)
+    assert found.end > WEDNESDAY
