@@ -17,7 +17,9 @@ the API the flow and the CLI use. A cue is right when its turn holds one of the 
 
 Per half: precision@1 and hit@3 over the answerable cases, the share of nothing-relevant
 cases that return no cue, the share of answerable ones that wrongly return none, and cues
-that belong to another user or tenant. The baselines (`evals.baselines`: dense, BM25, RRF
+(weak ones included) that belong to another user or tenant. Weak cues, shown when recall abstains and
+never used by the responder, count as no cue; how often they held the answer of an answerable case
+recall abstained on is printed beside. The baselines (`evals.baselines`: dense, BM25, RRF
 over the asking user's turns as "speaker: text") are scored on the same cases; they always
 answer, so they never abstain.
 """
@@ -96,6 +98,8 @@ class Tally:
     hit3: list[bool] = field(default_factory=list)
     abstained_none: list[bool] = field(default_factory=list)
     abstained_answerable: list[bool] = field(default_factory=list)
+    # answerable cases recall abstained on: whether one of its weak cues (never used) held the answer
+    weak_hit3: list[bool] = field(default_factory=list)
     leaks: int = 0
     by_kind: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
 
@@ -105,6 +109,7 @@ class Tally:
         self.hit3 += other.hit3
         self.abstained_none += other.abstained_none
         self.abstained_answerable += other.abstained_answerable
+        self.weak_hit3 += other.weak_hit3
         self.leaks += other.leaks
         for kind, outcomes in other.by_kind.items():
             self.by_kind[kind] += outcomes
@@ -234,7 +239,12 @@ def evaluate(
             cue_units = [unit_of[c.memory_id] for c in result.cues if c.memory_id in unit_of]
             ours = [u.source_text for u in cue_units]
             tally = out[case.half]["recallflow"]
-            tally.leaks += sum(1 for u in cue_units if u.user_id != case.user or u.tenant_id != case.tenant)
+            weak_units = [unit_of[c.memory_id] for c in result.weak_cues if c.memory_id in unit_of]
+            tally.leaks += sum(
+                1 for u in (*cue_units, *weak_units) if u.user_id != case.user or u.tenant_id != case.tenant
+            )
+            if case.expect and not cue_units:
+                tally.weak_hit3.append(any(right(u.source_text, case.expect) for u in weak_units))
             ranked = baselines.rank(case.question, qvecs[qi], f"{case.tenant}/{case.user}", case.ask_at.timestamp(), 3)
             texts = {name: [str(by_turn[t]["text"]) for t in ranked[name]] for name in BASELINES}
             for name, got in (("recallflow", ours), *texts.items()):
@@ -285,6 +295,9 @@ def report(out: Mapping[str, Mapping[str, Tally]], print_: Any = print) -> dict[
                 f"{name:<12}{f['precision_at_1']:>8.3f}{f['hit_at_3']:>8.3f}{f['abstain_none']:>15.3f}"
                 f"{f['abstain_answerable']:>21.3f}{int(f['leaks']):>7}"
             )
+        weak = systems["recallflow"].weak_hit3
+        if weak:
+            print_(f"recallflow abstained on {len(weak)} answerable: the answer among its weak cues in {sum(weak)}")
         kinds = systems["recallflow"].by_kind
         print_("recallflow by kind: " + ", ".join(f"{k} {sum(v)}/{len(v)}" for k, v in sorted(kinds.items())))
     return figures

@@ -12,7 +12,8 @@
                   → arbitration (user > fresh verifier > memory), rescore
                   → top-3 cues with components, reasons, evidence chain, debug marker;
                     none when no candidate clears the embedder's relevance floor (abstain;
-                    `recall_floor.yaml` can hand that decision to a learned model)
+                    `recall_floor.yaml` can hand that decision to a learned model), the picks
+                    then shown as weak cues, which the responder never reads
 
 The Python API is `RecallService.recall(RecallRequest) -> RecallResult`; the flow applies
 `run_batch` to the trigger's requests. Everything here is composition, the order of the steps
@@ -42,7 +43,7 @@ from sinks.store.base import MemoryStore
 from sinks.store.recent_actions import RecentActions
 from state.core.embedding import Embedder
 from state.core.hotfile import HotFile
-from state.recall.abstain import HAN, FloorCase, floor_case, judge, offer
+from state.recall.abstain import HAN, FloorCase, floor_case, judge, offer_split
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
 from state.recall.explain import build_cues
@@ -238,7 +239,7 @@ class RecallService:
         """Scored, explained recall for one question (see the module docstring)."""
         started = time.perf_counter()
         r = self._rank(request)
-        picked = offer(
+        chosen = offer_split(
             request.query_text,
             r.batch,
             r.scores,
@@ -247,10 +248,15 @@ class RecallService:
             tables=self._tables.get(),
             model=self._floor.get(),
         )
+        picked = chosen.cues
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
-        cues, explanation, marker = build_cues(
-            picked, r.batch, r.scores, request.ts.timestamp(), tiers=r.tiers, fallback=r.arb.fallback, verified=verified
+        cue_parts = functools.partial(
+            build_cues, batch=r.batch, scores=r.scores, now_ts=request.ts.timestamp(), tiers=r.tiers, verified=verified
         )
+        cues, explanation, marker = cue_parts(picked, fallback=r.arb.fallback)
+        weak, weak_lines, _ = cue_parts(chosen.weak, weak=True)
+        if not cues:
+            explanation = "\n".join(line for line in (chosen.explain(), weak_lines) if line)
         result = RecallResult(
             query_event_id=request.query_event_id,
             session_id=request.session_id,
@@ -260,6 +266,7 @@ class RecallService:
             question_class=r.question_class,  # type: ignore[arg-type]
             ts=request.ts,
             cues=cues,
+            weak_cues=weak,
             validity_decisions=self._decisions(r.batch, r.scores.decisions, r.arb, picked),
             evidence_chain=r.arb.evidence,
             explanation=explanation,

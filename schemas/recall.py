@@ -71,6 +71,9 @@ class Cue(Record):
     # session's turn before it as "speaker: text" (None for a session's first turn).
     turn_text: str | None = None
     context_prev: str | None = None
+    # A weak cue: recall abstained (nothing cleared the relevance floor) and shows what it would have
+    # offered, for a person to look at; the responder never reads weak cues.
+    weak: bool = False
 
 
 class ContextTurn(Record):
@@ -126,6 +129,9 @@ class RecallResult(Record):
     question_class: QuestionClass = "other"
     ts: datetime
     cues: tuple[Cue, ...] = Field(default=(), max_length=3)
+    # When recall abstains: the picks that stayed under the relevance floor, marked weak (never
+    # handed to the responder; empty whenever `cues` is not).
+    weak_cues: tuple[Cue, ...] = Field(default=(), max_length=3)
     validity_decisions: tuple[ValidityDecision, ...] = ()
     evidence_chain: tuple[EvidenceLink, ...] = ()
     explanation: str = ""

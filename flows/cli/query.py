@@ -120,8 +120,12 @@ def print_result(result: RecallResult, debug: bool, out: Console) -> None:
             block.add_row("why", Text(c.explanation))
             block.add_row("score", _components(c))
             out.print(block)
-    if not result.cues:
+    if not result.cues and not result.weak_cues:
         out.print("no memory passed the filters for this user at this time")
+    elif not result.cues:
+        out.print(Text(result.explanation.splitlines()[0]))
+        for c in result.weak_cues:
+            out.print(Text(f"weak {c.cue_id}  score {c.score:.3f}  {c.text}{_in_context(c)}"))
     for d in result.validity_decisions:
         if d.decision != "kept":
             out.print(f"validity: {d.decision} {d.memory_id[:8]} {d.detail}", markup=False)

@@ -1,8 +1,9 @@
 """The abstain decision: offer the picked cues, or none when nothing stored is relevant enough.
 
 Input: the ranked pool (`CandidateBatch`, `PoolScores`), the number of cues and the embedder's
-relevance floor, the recall tables and the floor model. Output: the cues to offer (`offer`), or the
-decision laid open (`FloorCase`, read by `evals.floor_training`). State: none; the caller reads the
+relevance floor, the recall tables and the floor model. Output: the cues to offer, or none and the
+picks as weak cues (`offer_split`; `offer` only the cues), or the decision laid open (`FloorCase`,
+read by `evals.floor_training`). State: none; the caller reads the
 hot-reloaded tables and floor model once per question.
 
 The floor judges exactly what would be offered: the fused ranking's first k with plain retrieval as
@@ -114,7 +115,57 @@ def answers(
         return False
     if model.learned:
         return model.answers(floor_case(question, batch, scores, floor, picked, covered, ()).features)
-    return max(floor_relevance(scores, i, covered) for i in picked) >= floor
+    return best_floor_relevance(scores, picked, covered) >= floor
+
+
+def best_floor_relevance(scores: PoolScores, picked: Sequence[int], covered: Coverage) -> float:
+    """The most the rule floor reads of any pick (0 when nothing is picked)."""
+    return max((floor_relevance(scores, i, covered) for i in picked), default=0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """What recall offers: the cues, or none and the picks as weak cues (abstained); `best` is the
+    most the rule floor read of the picks, `floor` the floor it was held against, `learned` whether
+    the learned floor made the decision."""
+
+    cues: list[int]
+    weak: list[int]
+    best: float
+    floor: float
+    learned: bool = False
+
+    def explain(self) -> str:
+        """One line on the decision when recall abstained (empty when it offers cues)."""
+        if self.cues:
+            return ""
+        if not self.weak:
+            return "no cue: nothing stored for this user matches the question"
+        why = "the learned floor abstained" if self.learned else "under the floor"
+        return (
+            f"no cue: the best relevance {self.best:.2f}, {why} {self.floor:.2f}; "
+            f"{len(self.weak)} weak cue(s) shown, not used for the answer"
+        )
+
+
+def offer_split(
+    question: str,
+    batch: CandidateBatch,
+    scores: PoolScores,
+    *,
+    max_cues: int,
+    floor: float,
+    tables: RecallTables,
+    model: FloorModel,
+) -> Offer:
+    """The cues to offer, or none when nothing among the picks is relevant enough (abstain) and the
+    picks that hold any relevance at all as weak cues."""
+    picked, covered = judge(question, batch, scores, max_cues, tables)
+    best = best_floor_relevance(scores, picked, covered)
+    if answers(question, batch, scores, floor, picked, covered, model):
+        return Offer(list(picked), [], best, floor, model.learned)
+    # nothing stored is relevant enough: abstain rather than offer the least bad as a cue
+    return Offer([], [i for i in picked if scores.final[i] > 0], best, floor, model.learned)
 
 
 def offer(
@@ -128,7 +179,5 @@ def offer(
     model: FloorModel,
 ) -> list[int]:
     """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
-    picked, covered = judge(question, batch, scores, max_cues, tables)
-    if not answers(question, batch, scores, floor, picked, covered, model):
-        return []  # nothing stored is relevant enough: abstain rather than offer the least bad
-    return picked
+    chosen = offer_split(question, batch, scores, max_cues=max_cues, floor=floor, tables=tables, model=model)
+    return chosen.cues

@@ -97,8 +97,10 @@ def build_cues(
     tiers: Sequence[str],
     fallback: frozenset[int] = frozenset(),
     verified: frozenset[int] = frozenset(),
+    weak: bool = False,
 ) -> tuple[tuple[Cue, ...], str, str]:
-    """Cues, explanation text (one line per cue) and debug markers for the chosen indices."""
+    """Cues, explanation text (one line per cue) and debug markers for the chosen indices; `weak`
+    marks them as shown under the relevance floor (recall abstained), never for the responder."""
     cues: list[Cue] = []
     lines: list[str] = []
     markers: list[str] = []
@@ -110,6 +112,7 @@ def build_cues(
         line = f"{cid} {p.get('unit_type', 'statement')} about {_about(dict(p))}, {scores.css[i]:.2f}: " + reason(
             i, batch, scores, now_ts, verified=note
         )
+        line = f"weak: {line}" if weak else line
         components = ScoreComponents(
             emotion_match=round(float(scores.emotion_match[i]), 4),
             time_proximity=round(float(scores.time_proximity[i]), 4),
@@ -137,6 +140,7 @@ def build_cues(
                 is_fallback=i in fallback,
                 turn_text=_text_or_none(p.get("source_text")),
                 context_prev=_text_or_none(p.get("context_prev")),
+                weak=weak,
             )
         )
         lines.append(line)

@@ -25,6 +25,7 @@ from state.recall.floor_model import (
     load_floor,
     parse_floor,
 )
+from state.recall.trigger import response_request
 from tests.recall_support import T0, ask, fill_store, unit
 
 NOW = T0 + timedelta(days=7)
@@ -148,3 +149,19 @@ def test_the_rules_switch_ignores_the_model_and_learned_lets_it_decide(store: Qd
     assert case.rule_answers
     assert case.offered
     assert case.features.shape == (len(FEATURES),)
+
+
+def test_an_abstained_recall_shows_its_picks_as_weak_cues_the_responder_never_gets(
+    store: QdrantEdgeStore, tmp_path: Path
+) -> None:
+    question = ask("客服态度又这么差", at=NOW)
+    silent = RecallService(store, EMB, tables_file(), floor=_floor(tmp_path, intercept=-50.0)).recall(question)
+    assert silent.cues == ()
+    assert [c.text for c in silent.weak_cues] == ["客服态度很差，我要投诉"]
+    assert all(c.weak and c.explanation.startswith("weak: ") for c in silent.weak_cues)
+    assert silent.explanation.startswith("no cue: the best relevance ")
+    assert response_request(question, silent).cues == ()
+    answered = RecallService(store, EMB, tables_file()).recall(question)
+    assert answered.cues
+    assert answered.weak_cues == ()
+    assert not any(c.weak for c in answered.cues)

@@ -21,7 +21,7 @@ from sinks.models.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.recent_actions import InMemoryRecentActions
 from state.core.hotfile import HotFile
-from state.recall.abstain import floor_relevance, offer, offered_coverage
+from state.recall.abstain import floor_relevance, offer, offer_split, offered_coverage
 from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
 from state.recall.floor_model import floor_file
 from state.recall.specifics import Coverage
@@ -408,3 +408,30 @@ def test_equal_scores_rank_the_same_whatever_order_the_store_returns_them_in(tmp
         assert plain == flipped
     finally:
         store.close()
+
+
+def test_an_abstained_offer_keeps_its_picks_as_weak_cues_with_the_reason() -> None:
+    unrelated = _ranked([0.1, 0.1, 0.1, 0.1], [0.80, 0.79, 0.78, 0.90])
+    chosen = offer_split(
+        "怎么样了",
+        unrelated.batch,
+        unrelated.scores,
+        max_cues=3,
+        floor=0.25,
+        tables=tables_file().get(),
+        model=floor_file().get(),
+    )
+    assert (chosen.cues, chosen.weak) == ([], [0, 1, 3])
+    assert chosen.best == pytest.approx(0.1)
+    assert chosen.explain().startswith("no cue: the best relevance 0.10, under the floor 0.25; 3 weak cue(s)")
+    relevant = _ranked([0.1, 0.1, 0.1, 0.6], [0.80, 0.79, 0.78, 0.90])
+    kept = offer_split(
+        "怎么样了",
+        relevant.batch,
+        relevant.scores,
+        max_cues=3,
+        floor=0.25,
+        tables=tables_file().get(),
+        model=floor_file().get(),
+    )
+    assert (kept.cues, kept.weak, kept.explain()) == ([0, 1, 3], [], "")
