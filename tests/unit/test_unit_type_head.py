@@ -19,7 +19,7 @@ from operators.unit_emotion import UnitEmotionConfig, _UnitEmotionLogic
 from schemas.errors import ConfigurationError
 from schemas.events import ConversationEvent
 from sinks.models.unit_type_model import DEFAULT_TYPE_HEAD, UnitTypeHead, load_type_head, role_features
-from sinks.models.unit_type_train import DEFAULT_DIALOGUES, DEFAULT_EXAMPLES, fit_softmax, read_type_examples
+from sinks.models.unit_type_train import DEFAULT_EXAMPLES, fit_softmax, read_type_examples
 from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
 from state.tagging.lexicon import load_lexicon
 from state.tagging.tagger import TagConfig, tag_turn
@@ -210,15 +210,3 @@ def test_a_turn_snapshotted_before_unit_kinds_existed_restores() -> None:
     assert old.unit_kinds == ()
     assert old.task == turn.task
     assert old.unit_emotion == turn.unit_emotion
-
-
-def test_the_dialogue_training_sets_leave_the_newest_own_set_out() -> None:
-    def key(text: str) -> str:
-        return text.strip(" .。!！?？").casefold()
-
-    dialogues = read_type_examples(DEFAULT_DIALOGUES)
-    assert len(dialogues) > 1000
-    held_out = FIXTURES / "cs_unit_types_eighth.jsonl"
-    turns = [t for line in held_out.read_text(encoding="utf-8").splitlines() for t in json.loads(line)["turns"]]
-    assert not {key(e.text) for e in dialogues} & {key(t[1]) for t in turns}
-    assert load_type_head(DEFAULT_TYPE_HEAD).trained_on == f"{DEFAULT_EXAMPLES.name}+{DEFAULT_DIALOGUES.name}"
