@@ -2,7 +2,7 @@
 
 Input: the ranked pool (`CandidateBatch`, `PoolScores`), the number of cues and the embedder's
 relevance floor, the recall tables and the floor model. Output: the cues to offer, or none and the
-picks as weak cues (`offer_split`; `offer` only the cues), or the decision laid open (`FloorCase`,
+picks as weak cues (`offer_split`), or the decision laid open (`FloorCase`,
 read by `evals.floor_training`). State: none; the caller reads the
 hot-reloaded tables and floor model once per question.
 
@@ -166,18 +166,3 @@ def offer_split(
         return Offer(list(picked), [], best, floor, model.learned)
     # nothing stored is relevant enough: abstain rather than offer the least bad as a cue
     return Offer([], [i for i in picked if scores.final[i] > 0], best, floor, model.learned)
-
-
-def offer(
-    question: str,
-    batch: CandidateBatch,
-    scores: PoolScores,
-    *,
-    max_cues: int,
-    floor: float,
-    tables: RecallTables,
-    model: FloorModel,
-) -> list[int]:
-    """The cues to offer, or none when nothing among the picks is relevant enough (abstain)."""
-    chosen = offer_split(question, batch, scores, max_cues=max_cues, floor=floor, tables=tables, model=model)
-    return chosen.cues

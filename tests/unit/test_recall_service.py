@@ -21,7 +21,7 @@ from sinks.models.embedders import load_embedder
 from sinks.store.qdrant_edge import QdrantEdgeStore
 from sinks.store.recent_actions import InMemoryRecentActions
 from state.core.hotfile import HotFile
-from state.recall.abstain import floor_relevance, offer, offer_split, offered_coverage
+from state.recall.abstain import Offer, floor_relevance, offer_split, offered_coverage
 from state.recall.config import DEFAULT_LEXICON, DEFAULT_WEIGHTS, RecallTables, tables_file
 from state.recall.floor_model import floor_file
 from state.recall.specifics import Coverage
@@ -345,9 +345,9 @@ def _ranked(
     return SimpleNamespace(batch=batch, scores=scores, max_cues=3, floor=0.25)
 
 
-def _offer(question: str, r: SimpleNamespace) -> list[int]:
-    """The cues recall offers from the ranked pool `r`, with the shipped tables and floor model."""
-    return offer(
+def _split(question: str, r: SimpleNamespace) -> Offer:
+    """What recall offers from the ranked pool `r` (cues, or weak cues), with the shipped tables and floor model."""
+    return offer_split(
         question,
         r.batch,
         r.scores,
@@ -356,6 +356,11 @@ def _offer(question: str, r: SimpleNamespace) -> list[int]:
         tables=tables_file().get(),
         model=floor_file().get(),
     )
+
+
+def _offer(question: str, r: SimpleNamespace) -> list[int]:
+    """The cues recall offers from the ranked pool `r`."""
+    return _split(question, r).cues
 
 
 def test_the_floor_judges_the_cues_retrieval_keeps_among_them() -> None:
@@ -411,27 +416,9 @@ def test_equal_scores_rank_the_same_whatever_order_the_store_returns_them_in(tmp
 
 
 def test_an_abstained_offer_keeps_its_picks_as_weak_cues_with_the_reason() -> None:
-    unrelated = _ranked([0.1, 0.1, 0.1, 0.1], [0.80, 0.79, 0.78, 0.90])
-    chosen = offer_split(
-        "怎么样了",
-        unrelated.batch,
-        unrelated.scores,
-        max_cues=3,
-        floor=0.25,
-        tables=tables_file().get(),
-        model=floor_file().get(),
-    )
+    chosen = _split("怎么样了", _ranked([0.1, 0.1, 0.1, 0.1], [0.80, 0.79, 0.78, 0.90]))
     assert (chosen.cues, chosen.weak) == ([], [0, 1, 3])
     assert chosen.best == pytest.approx(0.1)
     assert chosen.explain().startswith("no cue: the best relevance 0.10, under the floor 0.25; 3 weak cue(s)")
-    relevant = _ranked([0.1, 0.1, 0.1, 0.6], [0.80, 0.79, 0.78, 0.90])
-    kept = offer_split(
-        "怎么样了",
-        relevant.batch,
-        relevant.scores,
-        max_cues=3,
-        floor=0.25,
-        tables=tables_file().get(),
-        model=floor_file().get(),
-    )
+    kept = _split("怎么样了", _ranked([0.1, 0.1, 0.1, 0.6], [0.80, 0.79, 0.78, 0.90]))
     assert (kept.cues, kept.weak, kept.explain()) == ([0, 1, 3], [], "")
