@@ -152,6 +152,25 @@ def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
 
 
+_TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "spoke to"})
+
+
+def _role_opened(named: Named, lex: CorefLexicon) -> Named:
+    """Driver Marcus, Tech Ray Dominguez: a role word opening a capitalised run is no part of the name;
+    the rest is a person, with the role as its kind (the driver, the other tech find it later)."""
+    words = named.surface.split()
+    if named.dictionary or len(words) < 2 or named.entity != named.surface or not named.surface.isascii():
+        return named
+    role = words[0].lower()
+    roles = lex.open_names.en_person_before - _NOT_ROLE_WORDS - _TITLE_WORDS
+    if role not in roles or not all(w[:1].isupper() for w in words[1:]):
+        return named
+    cut = named.surface.index(words[1])
+    name = named.surface[cut:]
+    span = (named.span[0] + cut, named.span[1])
+    return replace(named, surface=name, entity=name, types=("person",), span=span, kinds=(*named.kinds, role))
+
+
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
     best: tuple[int, str] | None = None
     for hit in lex.type_cues.find(text):
@@ -385,7 +404,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
-    for named in map(lambda n: _issued(text, n, lex), phrases):
+    for named in (_role_opened(_issued(text, n, lex), lex) for n in phrases):
         types = named.types
         used_as = (
             None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
