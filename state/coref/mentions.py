@@ -345,7 +345,15 @@ def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
     name = named.surface[cut:]
     if lex.surnames and name[0] not in lex.surnames:
         return None  # 理财经理: a job, not a person (财经理 is no surname and title)
+    span = (named.span[0] + cut, named.span[1])
+    if len(name) == 2 and text and _one_word(text, span):
+        return None  # 卫生间施工: a surname and a one-character title that the tagger reads as one word
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
+
+
+def _one_word(text: str, span: tuple[int, int]) -> bool:
+    """Whether the tagger reads `span` as one word that is no person's name (施工, 汇总)."""
+    return any(t.start == span[0] and t.end == span[1] and not t.tag.startswith("nr") for t in zh_tokens(text))
 
 
 def _full_name_before(text: str, at: int, lex: CorefLexicon) -> tuple[int, int] | None:
