@@ -147,11 +147,14 @@ def _given_name(name: str, lex: CorefLexicon) -> bool:
 
 def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     """A role or kin word right before a capitalised name (my mentor Daniel Cho): the name is a person's."""
-    before = text[:start].split()[-1:]
-    word = before[0].lower().strip(".,:") if before else ""
+    before = text[:start].split()[-2:]
+    if len(before) == 2 and before[1] in ("is", "was"):  # The 5B tenant is Harold Pike
+        before = before[:1]
+    word = before[-1].lower().strip(".,:") if before else ""
     return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
 
 
+_WHO = re.compile(r",?\s+who\b")
 _TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "spoke to"})
 
 
@@ -425,6 +428,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             types = ("person",)  # my mentor Daniel Cho, crew lead Hector Ruiz
         elif named.source == "proper" and _given_name(named.entity, lex):
             types = ("person",)  # I'm Marcus with card services: a person, whatever type word is near
+        elif not types and named.source == "proper" and _WHO.match(text, named.span[1]):
+            types = ("person",)  # Jordan Blake, who focuses on strength
         if not types and named.source == "proper":
             types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:

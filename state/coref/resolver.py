@@ -86,6 +86,11 @@ def _topic_setter(anaphor: Anaphor) -> bool:
     return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
 
 
+def _person_or_none(said: str, lex: CorefLexicon) -> str | None:
+    """The other trainer, 另一位师傅: a person, counted among the people of the last pair; else untyped."""
+    return "person" if any(h.value == "person" for h in lex.type_nouns.find(said.lower())) else None
+
+
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
     return next((p for p in found if overlaps(anaphor.span, [p.span])), None)
 
@@ -160,7 +165,7 @@ def resolve_turn(
         taken += [a.span for a in tagged_only]
         contrasts = [a.span for a in anaphors if a.kind == "contrast"]  # the other card: one of a pair
         others = [
-            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("other",), 0.6)
+            Anaphor(sentence.text[a:b], (a, b), "weak", _person_or_none(sentence.text[a:b], lex), None, ("other",), 0.6)
             for a, b in the_other(sentence.text)
             if not overlaps((a, b), [t for t in taken if t not in contrasts])
         ]

@@ -63,3 +63,9 @@ def test_a_word_in_capitals_after_a_count_and_before_a_noun_is_a_product_line() 
     names = _names("在宜家买了一个BILLY书架和一张LACK茶几，约了今天安装")
     assert "BILLY书架" in names
     assert "LACK茶几" in names
+
+
+def test_a_time_in_brackets_is_no_branch_of_a_name() -> None:
+    found = extract_mentions("可以改到 CZ3301（09:15起飞）或者 CZ3305（13:40起飞）。", LEX)
+    assert [n.entity for n in found] == ["CZ3301", "CZ3305"]
+    assert [n.entity for n in extract_mentions("推荐您去东来顺(前门大街店)用餐。", LEX)] == ["东来顺(前门大街店)"]

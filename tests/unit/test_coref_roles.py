@@ -19,3 +19,26 @@ def test_a_role_word_opening_an_english_name_is_cut_and_types_a_person() -> None
 def test_the_role_said_later_finds_the_person_it_opened() -> None:
     said = "Your order 55120 is out for delivery. Driver Tomas Reyes has it."
     assert last_entity("Where is my package?", said, "Can the driver ring the bell when he arrives?") == "Tomas Reyes"
+
+
+def test_a_thing_said_before_a_person_tells_the_person_apart() -> None:
+    bought = "我买了海尔BCD-501冰箱和西门子WM12洗衣机"
+    said = "冰箱由严立伟师傅送装，洗衣机由潘浩师傅送装，都是周六。"
+    assert last_entity(bought, said, "装冰箱的那个师傅几点到？") == "严立伟"
+    assert last_entity(bought, said, "送洗衣机的那位能早点来吗") == "潘浩"
+
+
+def test_a_thing_before_a_person_noun_in_english_is_a_cue_for_the_person() -> None:
+    said = "Tech Lena Ortiz will fit the oven, and tech Sam Price the fridge."
+    assert last_entity("When is the install?", said, "Can the fridge guy call me first?") == "Sam Price"
+
+
+def test_the_other_person_of_a_pair_is_the_one_not_spoken_of_since() -> None:
+    said = "We have two tutors free: Alice Moreau, who teaches grammar, and Ben Okoro, who teaches writing."
+    slots = "Ben has slots SL-101 and SL-102 next week."
+    assert last_entity("I need a tutor", said, slots, "Could the other tutor do Fridays?") == "Alice Moreau"
+
+
+def test_a_name_a_role_word_and_is_introduce_is_a_person() -> None:
+    found = extract_mentions("The 3C tenant is Gloria Hunt.", LEX)
+    assert [n.types for n in found if n.entity == "Gloria Hunt"] == [("person",)]
