@@ -42,3 +42,7 @@ def test_the_other_person_of_a_pair_is_the_one_not_spoken_of_since() -> None:
 def test_a_name_a_role_word_and_is_introduce_is_a_person() -> None:
     found = extract_mentions("The 3C tenant is Gloria Hunt.", LEX)
     assert [n.types for n in found if n.entity == "Gloria Hunt"] == [("person",)]
+
+
+def test_a_thing_after_a_name_is_no_part_of_it() -> None:
+    assert [n.entity for n in extract_mentions("and the Slack thing, is it fixed?", LEX)] == ["Slack"]
