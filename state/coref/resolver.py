@@ -27,6 +27,7 @@ a turn still in flight resolves the same), and by the operator's idle timer.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -47,7 +48,7 @@ from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
 from state.coref.said_again import bridged, short_forms, shortened, tail_references
 from state.coref.salience import after_recommendation, background_ranges, said_as_landmark
-from state.coref.window import Mention, identifier
+from state.coref.window import Mention, compatibility, identifier
 
 __all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
 
@@ -89,6 +90,26 @@ def _topic_setter(anaphor: Anaphor) -> bool:
 def _person_or_none(said: str, lex: CorefLexicon) -> str | None:
     """The other trainer, 另一位师傅: a person, counted among the people of the last pair; else untyped."""
     return "person" if any(h.value == "person" for h in lex.type_nouns.find(said.lower())) else None
+
+
+_ZH_ORIGINAL = re.compile(r"(?:原来|原先|原本|以前|现在|目前)(?:用)?的?$")
+_EN_ORIGINAL = re.compile(r"\b(?:original|current|existing|old)\b|^\s+(?:I|we)(?:'ve| have|'re| are) (?:now|on)\b")
+
+
+def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefLexicon) -> Mention | None:
+    """原来那个套餐, 现在这个版本, the plan I have now, the original flight: the customer's own one, said
+    before the options that followed it: the first-said entity of the type asked for (None: no such cue,
+    or the reference is untyped)."""
+    asked = anaphor.type or next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
+    if asked is None or asked == BUSINESS:
+        return None
+    said = anaphor.text if anaphor.text.isascii() else ""
+    after = text[anaphor.span[1] : anaphor.span[1] + 16] if said else ""
+    cue = _EN_ORIGINAL.search(said) or _EN_ORIGINAL.match(after) if said else _ZH_ORIGINAL.search(text[: anaphor.span[0]])
+    if cue is None:
+        return None
+    typed = [m for m in earlier if compatibility(asked, m.types, lex) == 2]
+    return min(typed, key=lambda m: m.seq) if len({m.entity for m in typed}) >= 2 else None
 
 
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
@@ -224,8 +245,11 @@ def resolve_turn(
             priced = None
             if direction is not None:
                 priced = by_price(direction, [m for m in window + new if m.sentence != sentence.text])
+            original = _first_said(sentence.text, item, [m for m in window + new if m.sentence != sentence.text], lex)
             if priced is not None:
                 chosen, confidence = priced, 0.7
+            elif original is not None:
+                chosen, confidence = original, 0.6
             elif "price" in item.descriptors:
                 continue  # a price compared with no priced options said: no reference
             elif item.span in tails and tails[item.span][0] is item:
