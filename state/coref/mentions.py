@@ -351,12 +351,19 @@ def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
     span = (named.span[0] + cut, named.span[1])
     if len(name) == 2 and text and _one_word(text, span):
         return None  # 卫生间施工: a surname and a one-character title that the tagger reads as one word
+    if text and _inside_word(text, span[0]):
+        return None  # 下周主任: the surname is the end of a word said before it
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
 
 
 def _one_word(text: str, span: tuple[int, int]) -> bool:
     """Whether the tagger reads `span` as one word that is no person's name (施工, 汇总)."""
     return any(t.start == span[0] and t.end == span[1] and not t.tag.startswith("nr") for t in zh_tokens(text))
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether the tagger's word holding the character at `at` starts before it (下周|主任: 周)."""
+    return any(t.start < at < t.end for t in zh_tokens(text))
 
 
 def _full_name_before(text: str, at: int, lex: CorefLexicon) -> tuple[int, int] | None:

@@ -69,3 +69,8 @@ def test_a_time_in_brackets_is_no_branch_of_a_name() -> None:
     found = extract_mentions("可以改到 CZ3301（09:15起飞）或者 CZ3305（13:40起飞）。", LEX)
     assert [n.entity for n in found] == ["CZ3301", "CZ3305"]
     assert [n.entity for n in extract_mentions("推荐您去东来顺(前门大街店)用餐。", LEX)] == ["东来顺(前门大街店)"]
+
+
+def test_a_surname_that_ends_a_word_before_a_title_is_no_person() -> None:
+    assert "周主任" not in _names("要是下周主任有空，就约他吧。")
+    assert _names("我上次约的是周主任。") == ["周主任"]
