@@ -62,3 +62,9 @@ def test_a_new_number_pairs_with_the_record_of_its_kind_before_it() -> None:
     assert (
         last_entity("电脑蓝屏", first, "显示器也闪，要另开单吗", second, "那前一个单子修完记得通知我") == "INC0051122"
     )
+
+
+def test_an_ordinal_counts_the_options_offered_not_the_one_said_before_them() -> None:
+    own = "I'd like to move my visit with Dr. Ann Cole on Friday."
+    offered = "Dr. Cole is away that week. Dr. Paul Reid has Monday at 9, and Dr. Mei Tan has Tuesday at 3."
+    assert last_entity(own, offered, "Is the second doctor in the same building?") == "Dr. Mei Tan"
