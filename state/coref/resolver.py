@@ -101,8 +101,8 @@ def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefL
     before the options that followed it: the first-said entity of the type asked for (None: no such cue,
     or the reference is untyped)."""
     asked = anaphor.type or next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
-    if asked is None or asked == BUSINESS:
-        return None
+    if asked is None or asked == BUSINESS or (anaphor.text.isascii() and asked in lex.thing_types):
+        return None  # the original box: in English a thing's own packaging or part as often as the thing
     said = anaphor.text if anaphor.text.isascii() else ""
     after = text[anaphor.span[1] : anaphor.span[1] + 16] if said else ""
     cue = _EN_ORIGINAL.search(said) or _EN_ORIGINAL.match(after) if said else _ZH_ORIGINAL.search(text[: anaphor.span[0]])
@@ -264,6 +264,9 @@ def resolve_turn(
                 earlier = [m for m in window + new if m.sentence != sentence.text]
                 cues = modifier_cues(sentence.text, item.span, head or item.head)
                 cued = bound_by_cue(cues, earlier, people=item.type == "person") if cues else None
+                if cued is None and cues and item.type is None:
+                    # the husky after "a husky named Blizzard": a pet or thing the finders typed a person
+                    cued = bound_by_cue(cues, earlier, people=True)
                 if cued is None and "cue" in item.descriptors:
                     continue  # the X Y with no X said beside anything: no reference
                 again = None if cued is not None else found_again(item, head, chosen, spoken, window + new, lex)

@@ -16,3 +16,8 @@ def test_the_english_original_or_current_one_is_the_first_said() -> None:
     own = "My flight UA 881 to Denver was cancelled."
     offered = "I can move you to UA 883 at 2 pm or UA 885 at 6 pm."
     assert last_entity(own, offered, "Will the original flight be refunded?") == "UA 881"
+
+
+def test_an_english_thing_said_as_original_is_no_pick_among_things() -> None:
+    bought = "My order had a Kestrel X2 speaker and a Lumo 5 lamp."
+    assert last_entity(bought, "A replacement for the speaker is on its way.", "Do I need the original box?") is None
