@@ -174,6 +174,34 @@ def _role_opened(named: Named, lex: CorefLexicon) -> Named:
     return replace(named, surface=name, entity=name, types=("person",), span=span, kinds=(*named.kinds, role))
 
 
+_VERSION_AFTER = re.compile(r" ?v?\d+(?:\.\d+)+(?![\w.])")  # GlobalConnect 5.2, Zoom v6.1.4
+_YEAR_BEFORE = re.compile(r"\b(?:19|20)\d\d $")  # a 2019 Honda CR-V
+_CJK_PREFIX = re.compile(r"^[\u4e00-\u9fff]+(?=[A-Z])")
+
+
+def _edges(text: str, named: Named, lex: CorefLexicon) -> Named:
+    """Where an open name's span ends: a version number after it belongs to it (GlobalConnect 5.2), so
+    does a model year before an English make and model (2019 Honda CR-V); a Chinese product word before
+    a Latin brand and model (打印机HP LaserJet M428) is its kind, not part of its name."""
+    if named.dictionary or named.source not in ("open", "proper") or named.entity != named.surface:
+        return named
+    start, end = named.span
+    version = _VERSION_AFTER.match(text, end) if named.surface[-1:].isalpha() and named.surface.isascii() else None
+    if version is not None:
+        end = version.end()
+    year = _YEAR_BEFORE.search(text, 0, start) if named.surface.isascii() and "-" in named.surface else None
+    if year is not None and len(named.surface.split()) >= 2:
+        start = year.start()
+    prefix = _CJK_PREFIX.match(named.surface)
+    kinds = named.kinds
+    if prefix is not None and prefix.group() in lex.open_names.zh_product_heads:
+        start, kinds = start + prefix.end(), (*kinds, prefix.group())
+    if (start, end) == named.span:
+        return named
+    name = text[start:end]
+    return replace(named, surface=name, entity=name, span=(start, end), kinds=kinds)
+
+
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
     best: tuple[int, str] | None = None
     for hit in lex.type_cues.find(text):
@@ -422,7 +450,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
-    for named in (_role_opened(_issued(text, n, lex), lex) for n in phrases):
+    for named in (_edges(text, _role_opened(_issued(text, n, lex), lex), lex) for n in phrases):
         types = named.types
         used_as = (
             None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)

@@ -74,3 +74,16 @@ def test_a_time_in_brackets_is_no_branch_of_a_name() -> None:
 def test_a_surname_that_ends_a_word_before_a_title_is_no_person() -> None:
     assert "周主任" not in _names("要是下周主任有空，就约他吧。")
     assert _names("我上次约的是周主任。") == ["周主任"]
+
+
+def test_a_version_after_an_open_name_belongs_to_it() -> None:
+    assert "SecureLink 4.1" in _names("您装的客户端是 SecureLink 4.1 吗？")
+
+
+def test_a_model_year_before_an_english_make_and_model_belongs_to_it() -> None:
+    assert "2020 Toyota RAV-4" in _names("I have a 2020 Toyota RAV-4 booked for Monday.")
+
+
+def test_a_chinese_product_word_before_a_latin_brand_is_its_kind() -> None:
+    found = extract_mentions("还有投影仪Epson EB-530也连不上。", LEX)
+    assert [(n.entity, "投影仪" in n.kinds) for n in found if "EB-530" in n.entity] == [("Epson EB-530", True)]
