@@ -154,6 +154,7 @@ def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
 
 
+_CAPS_NAME = re.compile(r"(?<![\w-])[A-Z]{2,}(?:-[A-Z]{2,})+(?![\w-])")  # letters only: codes with a digit are identifiers
 _WHO = re.compile(r",?\s+who\b")
 _TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "spoke to"})
 
@@ -447,6 +448,10 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found.extend(_english_suffix_names(text, lex, taken))
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
+    for m in _CAPS_NAME.finditer(text):  # CORP-SECURE or CORP-GUEST: a network, a queue, a plan code
+        if not overlaps(m.span(), taken):
+            found.append(Named(m.group(), m.group(), (), m.span(), "proper", 0.6))
+            taken.append(m.span())
     found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)

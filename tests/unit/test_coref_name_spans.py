@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from state.coref.lexicon import load_coref_lexicon
 from state.coref.mentions import extract_mentions
+from tests.coref_support import last_entity
 
 LEX = load_coref_lexicon().get()
 
@@ -87,3 +88,9 @@ def test_a_model_year_before_an_english_make_and_model_belongs_to_it() -> None:
 def test_a_chinese_product_word_before_a_latin_brand_is_its_kind() -> None:
     found = extract_mentions("还有投影仪Epson EB-530也连不上。", LEX)
     assert [(n.entity, "投影仪" in n.kinds) for n in found if "EB-530" in n.entity] == [("Epson EB-530", True)]
+
+
+def test_words_in_capitals_joined_by_hyphens_are_a_name_and_can_be_picked_by_rank() -> None:
+    said = "Ticket INC0552 is open. Are you on STAFF-WIFI or VISITOR-WIFI?"
+    assert [n.entity for n in extract_mentions(said, LEX)] == ["INC0552", "STAFF-WIFI", "VISITOR-WIFI"]
+    assert last_entity("The Wi-Fi keeps dropping", said, "The second one") == "VISITOR-WIFI"
