@@ -170,6 +170,8 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
     for m in lex.zh_pronoun_re.finditer(text):
         if _overlaps(m.span(), taken) or text[max(0, m.start() - 1) : m.start()] in ("其", "吉"):
             continue
+        if text[m.end() : m.end() + 1] == "叫":
+            continue  # 她叫陈秀兰: the pronoun introduces the name said after it, it points back to no one
         out.append(Anaphor(m.group(0), m.span(), "anaphor", lex.zh_pronouns[m.group(0)], None, confidence=0.6))
         taken.append(m.span())
     out.extend(_contrasts(text, lex, taken))

@@ -87,6 +87,17 @@ def _topic_setter(anaphor: Anaphor) -> bool:
     return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
 
 
+_SHE_IS = re.compile(r"她(?:叫|是)$")
+
+
+def _gender(text: str, named: Named, lex: CorefLexicon) -> str | None:
+    """A person's gender from a title or given name (Ms. Lee, Beth), or from 她叫/她是 right before the
+    name (她叫陈秀兰: 她 is said of women only)."""
+    if "person" not in named.types:
+        return None
+    return title_gender(named.entity, lex.given_genders) or ("f" if _SHE_IS.search(text, 0, named.span[0]) else None)
+
+
 def _person_or_none(said: str, lex: CorefLexicon) -> str | None:
     """The other trainer, 另一位师傅: a person, counted among the people of the last pair; else untyped."""
     return "person" if any(h.value == "person" for h in lex.type_nouns.find(said.lower())) else None
@@ -230,7 +241,7 @@ def resolve_turn(
                         seq,
                         salient,
                         item.kinds,
-                        gender=title_gender(item.entity, lex.given_genders) if "person" in item.types else None,
+                        gender=_gender(sentence.text, item, lex),
                         lead=lead_words(
                             sentence.text,
                             item.span,
