@@ -87,6 +87,7 @@ def _topic_setter(anaphor: Anaphor) -> bool:
     return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
 
 
+_FORMER = re.compile(r"(?:之前|以前|原来|上一任|前任)的?$|\b(?:former|previous|old)\s+$")
 _SHE_IS = re.compile(r"她(?:叫|是)$")
 
 
@@ -229,6 +230,8 @@ def resolve_turn(
                 anchors.append(entity_anchor(item, sentence, turn.turn_id))
                 recommended = after_recommendation(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
+                if "person" in item.types and _FORMER.search(sentence.text, 0, item.span[0]):
+                    salient = False  # 现在是刘老师带，之前的何老师调走了: the former one is not who is meant next
                 new.append(
                     Mention(
                         item.entity,

@@ -61,3 +61,10 @@ def test_a_woman_introduced_with_she_is_called_is_she_later_not_the_doctor() -> 
     booked = "好的，已为周桂芳预约周三上午韩立军医生的号。"
     said = (doctor, "那就约他吧，她叫周桂芳", booked, "她要空腹去吗？")
     assert last_entity("想给我妈挂个号", *said) == "周桂芳"
+
+
+def test_a_person_said_as_the_former_one_is_not_who_a_pronoun_means_next() -> None:
+    said = "现在是唐雅婷老师带这个班，之前的吴老师已经调走了。"
+    assert last_entity("钢琴班现在谁带？", said, "她一般什么时候有空？") == "唐雅婷"
+    said = "Your new advisor is Priya Shah; your previous advisor Tom Reed has moved teams."
+    assert last_entity("Who handles my account now?", said, "Can I call her today?") == "Priya Shah"
