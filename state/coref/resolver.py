@@ -99,6 +99,14 @@ def _gender(text: str, named: Named, lex: CorefLexicon) -> str | None:
     return title_gender(named.entity, lex.given_genders) or ("f" if _SHE_IS.search(text, 0, named.span[0]) else None)
 
 
+def _one_reference(text: str, span: tuple[int, int], only: bool, lex: CorefLexicon) -> Anaphor:
+    """The home one, the auto policy (a reference only when its cue binds), the upstairs guy (a person:
+    with no cue bound, the person in focus)."""
+    person = _person_or_none(text[span[0] : span[1]].split()[-1], lex)
+    descriptors = ("cue",) if only and person is None else ()
+    return Anaphor(text[span[0] : span[1]], span, "weak", person, None, descriptors, 0.6)
+
+
 def _person_or_none(said: str, lex: CorefLexicon) -> str | None:
     """The other trainer, 另一位师傅: a person, counted among the people of the last pair; else untyped."""
     return "person" if any(h.value == "person" for h in lex.type_nouns.find(said.lower())) else None
@@ -205,8 +213,7 @@ def resolve_turn(
         anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
         taken += [o.span for o in others]
         anaphors += [  # the home one, the cancelled one, the auto policy: bound by the word said with it
-            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("cue",) if only else (), 0.6)
-            for (a, b), _, only in one_references(sentence.text, taken)
+            _one_reference(sentence.text, (a, b), only, lex) for (a, b), _, only in one_references(sentence.text, taken)
         ]
         taken += [a.span for a in anaphors]
         anaphors += [  # 做便宜的吧: a pick by price that no other finder took
@@ -284,6 +291,8 @@ def resolve_turn(
                 if cued is None and "cue" in item.descriptors:
                     continue  # the X Y with no X said beside anything: no reference
                 again = None if cued is not None else found_again(item, head, chosen, spoken, window + new, lex)
+                if again is not None and item.type == "person" and "person" not in again.types:
+                    again = None  # the upstairs guy: a person, never the flat said with "upstairs"
                 if cued is None and again is None and (head or item.head) and chosen is None:
                     cued = bound_by_cue((head or item.head or "",), earlier, people=item.type == "person")
                 if cued is not None:

@@ -46,3 +46,8 @@ def test_a_name_a_role_word_and_is_introduce_is_a_person() -> None:
 
 def test_a_thing_after_a_name_is_no_part_of_it() -> None:
     assert [n.entity for n in extract_mentions("and the Slack thing, is it fixed?", LEX)] == ["Slack"]
+
+
+def test_a_person_noun_after_a_word_no_one_was_said_with_is_the_person_in_focus() -> None:
+    said = "Work order WO-77 is open. The 7C tenant is Harvey Cole."
+    assert last_entity("Water is leaking from 7C upstairs.", said, "can the upstairs guy shut his tap?") == "Harvey Cole"
