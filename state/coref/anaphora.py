@@ -29,7 +29,7 @@ _ORDINAL = re.compile(
     r"(?P<cls>[个张台件笔单份款家位部只双条])?|(?P<pair>前者|后者)"
 )
 _EN_PAIR = re.compile(r"\bthe (?P<which>former|latter)\b(?!\s+(?:one|ones)\b)", re.IGNORECASE)
-_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person"}
+_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person", "笔": "transaction"}  # 这笔: a payment or its record
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 _CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 

@@ -154,6 +154,7 @@ def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
 
 
+_EDITION_AFTER = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]{0,4}?(?:专业|企业|标准|旗舰|团队|基础|高级|个人|家庭|商业)版")
 _CAPS_NAME = re.compile(r"(?<![\w-])[A-Z]{2,}(?:-[A-Z]{2,})+(?![\w-])")  # letters only: codes with a digit are identifiers
 _WHO = re.compile(r",?\s+who\b")
 _TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "spoke to"})
@@ -201,6 +202,22 @@ def _edges(text: str, named: Named, lex: CorefLexicon) -> Named:
         return named
     name = text[start:end]
     return replace(named, surface=name, entity=name, span=(start, end), kinds=kinds)
+
+
+def _edition(text: str, named: Named) -> Named | None:
+    """An edition's name starts after the verb or preposition before it (续费|专业版, 用|飞书企业版); an
+    edition word alone (专业版) names no product, and is left for the references to one said before."""
+    edition = _EDITION_AFTER.fullmatch(named.surface[-3:]) if named.source == "suffix" else None
+    if edition is None:
+        return named
+    start = named.span[0]
+    for token in zh_tokens(text):
+        if token.start == start and token.tag.startswith(("v", "p")) and token.end < named.span[1]:
+            start = token.end
+    if named.span[1] - start <= 3:
+        return None
+    name = text[start : named.span[1]]
+    return replace(named, surface=name, entity=name, span=(start, named.span[1]))
 
 
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
@@ -421,6 +438,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         span = (hit.start, hit.end)
         if hit.word.isascii() and _in_code(text, span):
             continue  # the alias DB inside the server name DB-FIN-02: part of another token
+        if _EDITION_AFTER.match(text, span[1]):
+            continue  # CRM in 云帆CRM企业版: part of an edition's name (a software suffix)
         found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
         taken.append(span)
     for pattern_type, pattern in lex.identifiers:
@@ -455,6 +474,7 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
+    phrases = [e for e in (_edition(text, n) for n in phrases) if e is not None]
     for named in (_edges(text, _role_opened(_issued(text, n, lex), lex), lex) for n in phrases):
         types = named.types
         used_as = (

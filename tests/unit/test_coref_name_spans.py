@@ -94,3 +94,9 @@ def test_words_in_capitals_joined_by_hyphens_are_a_name_and_can_be_picked_by_ran
     said = "Ticket INC0552 is open. Are you on STAFF-WIFI or VISITOR-WIFI?"
     assert [n.entity for n in extract_mentions(said, LEX)] == ["INC0552", "STAFF-WIFI", "VISITOR-WIFI"]
     assert last_entity("The Wi-Fi keeps dropping", said, "The second one") == "VISITOR-WIFI"
+
+
+def test_an_edition_of_a_product_is_one_name_from_after_the_verb_before_it() -> None:
+    assert _names("我们一直在用金山WPS专业版，下月到期。") == ["金山WPS专业版"]
+    assert "续订标准版" not in _names("续订标准版是每年 300 元；升级到金山WPS企业版是每年 500 元。")
+    assert "金山WPS企业版" in _names("续订标准版是每年 300 元；升级到金山WPS企业版是每年 500 元。")
