@@ -155,7 +155,9 @@ def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
 
 
 _EDITION_AFTER = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]{0,4}?(?:专业|企业|标准|旗舰|团队|基础|高级|个人|家庭|商业)版")
-_CAPS_NAME = re.compile(r"(?<![\w-])[A-Z]{2,}(?:-[A-Z]{2,})+(?![\w-])")  # letters only: codes with a digit are identifiers
+_CAPS_NAME = re.compile(
+    r"(?<![\w-])[A-Z]{2,}(?:-[A-Z]{2,})+(?![\w-])"
+)  # letters only: codes with a digit are identifiers
 _WHO = re.compile(r",?\s+who\b")
 _TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "spoke to"})
 

@@ -125,7 +125,9 @@ def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefL
         return None  # the original box: in English a thing's own packaging or part as often as the thing
     said = anaphor.text if anaphor.text.isascii() else ""
     after = text[anaphor.span[1] : anaphor.span[1] + 16] if said else ""
-    cue = _EN_ORIGINAL.search(said) or _EN_ORIGINAL.match(after) if said else _ZH_ORIGINAL.search(text[: anaphor.span[0]])
+    cue = (
+        _EN_ORIGINAL.search(said) or _EN_ORIGINAL.match(after) if said else _ZH_ORIGINAL.search(text[: anaphor.span[0]])
+    )
     if cue is None:
         return None
     typed = [m for m in earlier if compatibility(asked, m.types, lex) == 2]

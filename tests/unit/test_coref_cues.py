@@ -44,4 +44,6 @@ def test_a_cue_before_an_apposed_label_binds_the_name_after_it() -> None:
 
 def test_an_untyped_cue_binds_a_named_one_typed_a_person_when_nothing_else_has_it() -> None:
     said = "I'd like to book a bath for my two pets, a beagle named Rocco and a tabby named Mimi."
-    assert last_entity(said, "We have Friday at 10 am, booking PB-5521.", "The beagle hates water, is that ok?") == "Rocco"
+    assert (
+        last_entity(said, "We have Friday at 10 am, booking PB-5521.", "The beagle hates water, is that ok?") == "Rocco"
+    )

@@ -50,4 +50,6 @@ def test_a_thing_after_a_name_is_no_part_of_it() -> None:
 
 def test_a_person_noun_after_a_word_no_one_was_said_with_is_the_person_in_focus() -> None:
     said = "Work order WO-77 is open. The 7C tenant is Harvey Cole."
-    assert last_entity("Water is leaking from 7C upstairs.", said, "can the upstairs guy shut his tap?") == "Harvey Cole"
+    assert (
+        last_entity("Water is leaking from 7C upstairs.", said, "can the upstairs guy shut his tap?") == "Harvey Cole"
+    )
