@@ -29,7 +29,7 @@ _ORDINAL = re.compile(
     r"(?P<cls>[个张台件笔单份款家位部只双条])?|(?P<pair>前者|后者)"
 )
 _EN_PAIR = re.compile(r"\bthe (?P<which>former|latter)\b(?!\s+(?:one|ones)\b)", re.IGNORECASE)
-_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person"}
+_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person", "笔": "transaction"}  # 这笔: a payment or its record
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 _CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 
@@ -170,6 +170,8 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
     for m in lex.zh_pronoun_re.finditer(text):
         if _overlaps(m.span(), taken) or text[max(0, m.start() - 1) : m.start()] in ("其", "吉"):
             continue
+        if text[m.end() : m.end() + 1] == "叫":
+            continue  # 她叫陈秀兰: the pronoun introduces the name said after it, it points back to no one
         out.append(Anaphor(m.group(0), m.span(), "anaphor", lex.zh_pronouns[m.group(0)], None, confidence=0.6))
         taken.append(m.span())
     out.extend(_contrasts(text, lex, taken))
@@ -180,9 +182,24 @@ def _chinese(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
             continue
         if any(b == hit.start or a in (hit.end, hit.end + 1) for a, b in mentions):
             continue  # SKU-A12盒子, 订单号A123: part of the name said right there, not a reference back
+        if hit.value != "person" and _before_person(text, hit.end, lex):
+            continue  # 装热水器的那个师傅: the thing tells the person meant apart, a cue and no reference
         out.append(Anaphor(hit.word, span, "anaphor", hit.value, hit.word, confidence=0.5))
         taken.append(span)
     return out
+
+
+_OF_POINTER = re.compile(r"的(?:这|那)(?P<cls>[个位名])?")
+
+
+def _before_person(text: str, at: int, lex: CorefLexicon) -> bool:
+    """Whether 的, a pointer and a person (那位, 那个师傅) follow `at`: what is said before is a cue."""
+    m = _OF_POINTER.match(text, at)
+    if m is None:
+        return False
+    if m.group("cls") in ("位", "名"):
+        return True
+    return any(h.start == 0 and h.value == "person" for h in lex.type_nouns.find(text[m.end() : m.end() + 4]))
 
 
 def _contrasts(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Anaphor]:
@@ -225,6 +242,13 @@ def _english(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
             continue  # "the one that …" introduces, it does not point back
         kind: AnaphorKind = "weak" if desc else "anaphor"
         confidence = 0.8 if type_ else 0.6
+        person = _EN_PERSON_AFTER.match(lowered, m.end())
+        if person is not None and type_ != "person" and _type_of(person.group(1), lex) == "person":
+            # the washer guy, the dishwasher tech: a person the thing tells apart (a cue, see state.coref.cues)
+            span = (m.start(), person.end(1))
+            out.append(Anaphor(text[span[0] : span[1]], span, "anaphor", "person", person.group(1), confidence=0.8))
+            taken.append(span)
+            continue
         out.append(
             Anaphor(
                 text[m.start() : m.end()],
@@ -252,6 +276,9 @@ def _english(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list
         out.append(Anaphor(text[m.start() : m.end()], m.span(), "anaphor", type_, None, confidence=0.5))
         taken.append(m.span())
     return out
+
+
+_EN_PERSON_AFTER = re.compile(r"\s+([a-z]+)\b")
 
 
 def _type_of(noun: str, lex: CorefLexicon) -> str | None:

@@ -91,7 +91,8 @@ def modifier_cues(text: str, span: tuple[int, int], head: str | None) -> tuple[s
     before = [t for t in zh_tokens(text) if t.end == span[0]]
     if before and before[0].tag.startswith(_ZH_CUE_TAGS) and len(before[0].text) >= 2:
         return (before[0].text,)
-    return said_before(text, span[0]) if head is None else ()
+    # 滞留的那个; 增肌的那个教练, 装热水器的那个师傅: a clause before 的 tells the one meant apart, head or not
+    return said_before(text, span[0]) if head is None or text[span[0] - 1 : span[0]] == "的" else ()
 
 
 def said_before(text: str, at: int) -> tuple[str, ...]:

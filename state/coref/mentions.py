@@ -147,9 +147,79 @@ def _given_name(name: str, lex: CorefLexicon) -> bool:
 
 def _after_person_word(text: str, start: int, lex: CorefLexicon) -> bool:
     """A role or kin word right before a capitalised name (my mentor Daniel Cho): the name is a person's."""
-    before = text[:start].split()[-1:]
-    word = before[0].lower().strip(".,:") if before else ""
+    before = text[:start].split()[-2:]
+    if len(before) == 2 and before[1] in ("is", "was"):  # The 5B tenant is Harold Pike
+        before = before[:1]
+    word = before[-1].lower().strip(".,:") if before else ""
     return word in lex.open_names.en_person_before and word not in _NOT_ROLE_WORDS
+
+
+_EDITION_AFTER = re.compile(r"[A-Za-z0-9\u4e00-\u9fff]{0,4}?(?:专业|企业|标准|旗舰|团队|基础|高级|个人|家庭|商业)版")
+_CAPS_NAME = re.compile(
+    r"(?<![\w-])[A-Z]{2,}(?:-[A-Z]{2,})+(?![\w-])"
+)  # letters only: codes with a digit are identifiers
+_WHO = re.compile(r",?\s+who\b")
+_TITLE_WORDS = frozenset({"mr", "mrs", "ms", "miss", "dr", "prof", "spoke to"})
+
+
+def _role_opened(named: Named, lex: CorefLexicon) -> Named:
+    """Driver Marcus, Tech Ray Dominguez: a role word opening a capitalised run is no part of the name;
+    the rest is a person, with the role as its kind (the driver, the other tech find it later)."""
+    words = named.surface.split()
+    if named.dictionary or len(words) < 2 or named.entity != named.surface or not named.surface.isascii():
+        return named
+    role = words[0].lower()
+    roles = lex.open_names.en_person_before - _NOT_ROLE_WORDS - _TITLE_WORDS
+    if role not in roles or not all(w[:1].isupper() for w in words[1:]):
+        return named
+    cut = named.surface.index(words[1])
+    name = named.surface[cut:]
+    span = (named.span[0] + cut, named.span[1])
+    return replace(named, surface=name, entity=name, types=("person",), span=span, kinds=(*named.kinds, role))
+
+
+_VERSION_AFTER = re.compile(r" ?v?\d+(?:\.\d+)+(?![\w.])")  # GlobalConnect 5.2, Zoom v6.1.4
+_YEAR_BEFORE = re.compile(r"\b(?:19|20)\d\d $")  # a 2019 Honda CR-V
+_CJK_PREFIX = re.compile(r"^[\u4e00-\u9fff]+(?=[A-Z])")
+
+
+def _edges(text: str, named: Named, lex: CorefLexicon) -> Named:
+    """Where an open name's span ends: a version number after it belongs to it (GlobalConnect 5.2), so
+    does a model year before an English make and model (2019 Honda CR-V); a Chinese product word before
+    a Latin brand and model (打印机HP LaserJet M428) is its kind, not part of its name."""
+    if named.dictionary or named.source not in ("open", "proper") or named.entity != named.surface:
+        return named
+    start, end = named.span
+    version = _VERSION_AFTER.match(text, end) if named.surface[-1:].isalpha() and named.surface.isascii() else None
+    if version is not None:
+        end = version.end()
+    year = _YEAR_BEFORE.search(text, 0, start) if named.surface.isascii() and "-" in named.surface else None
+    if year is not None and len(named.surface.split()) >= 2:
+        start = year.start()
+    prefix = _CJK_PREFIX.match(named.surface)
+    kinds = named.kinds
+    if prefix is not None and prefix.group() in lex.open_names.zh_product_heads:
+        start, kinds = start + prefix.end(), (*kinds, prefix.group())
+    if (start, end) == named.span:
+        return named
+    name = text[start:end]
+    return replace(named, surface=name, entity=name, span=(start, end), kinds=kinds)
+
+
+def _edition(text: str, named: Named) -> Named | None:
+    """An edition's name starts after the verb or preposition before it (续费|专业版, 用|飞书企业版); an
+    edition word alone (专业版) names no product, and is left for the references to one said before."""
+    edition = _EDITION_AFTER.fullmatch(named.surface[-3:]) if named.source == "suffix" else None
+    if edition is None:
+        return named
+    start = named.span[0]
+    for token in zh_tokens(text):
+        if token.start == start and token.tag.startswith(("v", "p")) and token.end < named.span[1]:
+            start = token.end
+    if named.span[1] - start <= 3:
+        return None
+    name = text[start : named.span[1]]
+    return replace(named, surface=name, entity=name, span=(start, named.span[1]))
 
 
 def _nearest_type(text: str, span: tuple[int, int], lex: CorefLexicon) -> str | None:
@@ -326,7 +396,22 @@ def _titled(named: Named, lex: CorefLexicon, text: str = "") -> Named | None:
     name = named.surface[cut:]
     if lex.surnames and name[0] not in lex.surnames:
         return None  # 理财经理: a job, not a person (财经理 is no surname and title)
+    span = (named.span[0] + cut, named.span[1])
+    if len(name) == 2 and text and _one_word(text, span):
+        return None  # 卫生间施工: a surname and a one-character title that the tagger reads as one word
+    if text and _inside_word(text, span[0]):
+        return None  # 下周主任: the surname is the end of a word said before it
     return replace(named, surface=name, entity=name, span=(named.span[0] + cut, named.span[1]))
+
+
+def _one_word(text: str, span: tuple[int, int]) -> bool:
+    """Whether the tagger reads `span` as one word that is no person's name (施工, 汇总)."""
+    return any(t.start == span[0] and t.end == span[1] and not t.tag.startswith("nr") for t in zh_tokens(text))
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether the tagger's word holding the character at `at` starts before it (下周|主任: 周)."""
+    return any(t.start < at < t.end for t in zh_tokens(text))
 
 
 def _full_name_before(text: str, at: int, lex: CorefLexicon) -> tuple[int, int] | None:
@@ -355,6 +440,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
         span = (hit.start, hit.end)
         if hit.word.isascii() and _in_code(text, span):
             continue  # the alias DB inside the server name DB-FIN-02: part of another token
+        if _EDITION_AFTER.match(text, span[1]):
+            continue  # CRM in 云帆CRM企业版: part of an edition's name (a software suffix)
         found.append(Named(hit.word, entity.name, (entity.type,), span, "dictionary", 1.0, dictionary=True))
         taken.append(span)
     for pattern_type, pattern in lex.identifiers:
@@ -382,10 +469,15 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     found.extend(_english_suffix_names(text, lex, taken))
     found.extend(open_names(text, lex, taken))
     found.extend(_english_proper_names(text, taken))
+    for m in _CAPS_NAME.finditer(text):  # CORP-SECURE or CORP-GUEST: a network, a queue, a plan code
+        if not overlaps(m.span(), taken):
+            found.append(Named(m.group(), m.group(), (), m.span(), "proper", 0.6))
+            taken.append(m.span())
     found = [_with_letter_prefix(text, n) for n in found]
     out = []
     phrases = full_phrases(text, sorted(found, key=lambda n: n.span), lex.open_names.en_not_products)
-    for named in map(lambda n: _issued(text, n, lex), phrases):
+    phrases = [e for e in (_edition(text, n) for n in phrases) if e is not None]
+    for named in (_edges(text, _role_opened(_issued(text, n, lex), lex), lex) for n in phrases):
         types = named.types
         used_as = (
             None if named.dictionary or named.source in ("open", "identifier") else _used_as(text, named.span, lex)
@@ -398,6 +490,8 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
             types = ("person",)  # my mentor Daniel Cho, crew lead Hector Ruiz
         elif named.source == "proper" and _given_name(named.entity, lex):
             types = ("person",)  # I'm Marcus with card services: a person, whatever type word is near
+        elif not types and named.source == "proper" and _WHO.match(text, named.span[1]):
+            types = ("person",)  # Jordan Blake, who focuses on strength
         if not types and named.source == "proper":
             types = _head_type(text, named.span, lex) or _lead_type(named, lex)  # Chase Sapphire card; Hotel Marlowe
         if len(types) != 1 and not named.dictionary:

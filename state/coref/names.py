@@ -19,6 +19,7 @@ from state.coref.lexicon import CorefLexicon
 _NAME_CHAR = r"[\u4e00-\u9fffA-Za-z0-9·&'\-]"
 _IS_NAME_CHAR = re.compile(_NAME_CHAR)
 _BRANCH = re.compile(rf"({_NAME_CHAR}{{1,24}})([（(][^（()）\s，。,]{{1,15}}[)）])")
+_CLOCK = re.compile(r"\d{1,2}[:：]\d{2}")
 _LEADING_DIGIT = re.compile(r"^[0-9０-９.]")
 _ADDRESS = re.compile(
     r"\d+号|(?:省|市|区|县).*(?:路|街|道|巷|弄|号|村|镇|楼内|\d)|[省市]$|\d+(?:\.\d+)?(?:分|元|块|星|小时)|以上|以下|左右|之间"
@@ -188,6 +189,8 @@ def _described(text: str, span: tuple[int, int], suffix: int) -> bool:
 def _branch_names(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> list[Named]:
     out: list[Named] = []
     for m in _BRANCH.finditer(text):
+        if _CLOCK.search(m.group(2)):
+            continue  # MU5411（14:05起飞）: a time said in brackets is no branch
         body = m.group(1)
         start = m.start(1) + _trim_left(body, lex, lex.name_min)
         if start == m.start(1) and start > 0 and text[start - 1] in ")）":  # A(…店)和B(…店)

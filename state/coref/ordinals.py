@@ -75,6 +75,11 @@ def by_ordinal(anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon) -
         groups = [g for g in by_type.values() if len(g) >= 2]
         if len(groups) == 1:
             named = groups[0]
+        start = min(m.seq for m in said)
+        before = {m.entity for m in candidates if m.seq < start and m.turn_id != turn}
+        offered = [e for e in named if e not in before]
+        if len(offered) >= 2:
+            named = offered  # Dr. Marsh is full; Dr. Ortiz … and Dr. Haddad …: the second doctor is Haddad
         if len(named) >= 2 and n <= len(named):
             entity = named[n - 1] if n > 0 else named[-1]
             return next(m for m in reversed(typed) if m.entity == entity)

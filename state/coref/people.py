@@ -24,11 +24,13 @@ from state.coref.lexicon import CorefLexicon
 from state.coref.names import Named, overlaps
 from state.coref.taggers import Token, zh_tokens
 
-_BEFORE_NAME = "，。；：、,:;！？!? 是为叫找由和跟与"  # what a name may follow in a title frame
-_ROLE_END = "员人师官长任理问手生家叫"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 专家; 她叫…
+_BEFORE_NAME = "，。；：、,:;！？!? 是为叫找由和跟与的"  # what a name may follow in a title frame (组的周立新工程师)
+_ROLE_END = "员人师官长任理问手生家叫主"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 专家, 业主; 她叫…
 _LINK = "是为：:"
-_AFTER_NAME = re.compile(r"$|[，。；！？,;!?、（(]|[给会来在说的负带今明下上去过也都已将]")
+_OWNERS = frozenset("业房车店户")  # 业主, 房主, 车主, 店主, 户主
+_AFTER_NAME = re.compile(r"$|[，。；！？,;!?、（(\s]|[给会来在说的负带今明下上去过也都已将]")  # 抄表员马建国 11 月
 _PERSON_TAGS = ("nr",)
+_NAME_WORD_TAGS = ("nr", "ns")  # jieba reads some full names as places (抄表员马建国: 马建国/ns)
 _NOT_IN_NAMES = ("t", "p", "c", "u", "r", "f")  # time words, pronouns …; jieba tags given names v, d, q too
 _NOT_NAME_CHARS = frozenset("有是在的了和我你他她它这那")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -68,7 +70,7 @@ def _one_common_word(tokens: tuple[Token, ...], span: tuple[int, int]) -> bool:
     touching = [t for t in tokens if t.start < span[1] and span[0] < t.end]
     if any(t.tag.startswith(_NOT_IN_NAMES) and not t.tag.startswith(_PERSON_TAGS) for t in touching):
         return True
-    return len(inside) == 1 and not inside[0].tag.startswith(_PERSON_TAGS)
+    return len(inside) == 1 and not inside[0].tag.startswith(_NAME_WORD_TAGS)
 
 
 def _name_ok(name: str, lex: CorefLexicon) -> bool:
@@ -96,8 +98,8 @@ def _titled_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> li
 def _role_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> list[tuple[int, int]]:
     out = []
     for i, ch in enumerate(text):
-        if ch not in _ROLE_END or i + 1 >= len(text):
-            continue
+        if ch not in _ROLE_END or i + 1 >= len(text) or (ch == "主" and text[i - 1 : i] not in _OWNERS):
+            continue  # 主 ends a role only as an owner (业主是黄志强), never in 项主任
         at = i + 1 + (text[i + 1] in _LINK)
         for size in (3, 2):
             span = (at, at + size)

@@ -30,6 +30,8 @@ class _Said(Protocol):
     @property
     def entity(self) -> str: ...
     @property
+    def turn_id(self) -> str: ...
+    @property
     def sentence(self) -> str: ...
     @property
     def span(self) -> tuple[int, int]: ...
@@ -74,17 +76,22 @@ def _price(text: str) -> float | None:
 
 
 def by_price(direction: int, candidates: Sequence[M]) -> M | None:
-    """The option of the last sentence naming two or more priced options (`candidates` oldest first)
-    with the lowest (`direction` -1) or highest (1) price said in its own stretch of that sentence."""
-    sentences = list(dict.fromkeys(m.sentence for m in reversed(candidates)))
-    for sentence in sentences:
-        said = sorted({m.span: m for m in candidates if m.sentence == sentence}.values(), key=lambda m: m.span)
+    """The option of the last turn naming two or more priced options (`candidates` oldest first)
+    with the lowest (`direction` -1) or highest (1) price said in its own stretch of its sentence
+    (一是A 129元套餐…；二是B 99元套餐…: a list may run over sentences the splitter cut at ；)."""
+    turns = list(dict.fromkeys(m.turn_id for m in reversed(candidates)))
+    for turn in turns:
         priced: list[tuple[float, M]] = []
-        for i, mention in enumerate(said):
-            end = said[i + 1].span[0] if i + 1 < len(said) else len(sentence)
-            price = _price(sentence[mention.span[0] : end])
-            if price is not None and all(mention.entity != m.entity for _, m in priced):
-                priced.append((price, mention))
+        for sentence in dict.fromkeys(m.sentence for m in candidates if m.turn_id == turn):
+            said = sorted(
+                {m.span: m for m in candidates if m.turn_id == turn and m.sentence == sentence}.values(),
+                key=lambda m: m.span,
+            )
+            for i, mention in enumerate(said):
+                end = said[i + 1].span[0] if i + 1 < len(said) else len(sentence)
+                price = _price(sentence[mention.span[0] : end])
+                if price is not None and all(mention.entity != m.entity for _, m in priced):
+                    priced.append((price, mention))
         if len(priced) >= 2 and len({p for p, _ in priced}) >= 2:
             return (min if direction < 0 else max)(priced, key=lambda pm: pm[0])[1]
     return None

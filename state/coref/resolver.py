@@ -27,6 +27,7 @@ a turn still in flight resolves the same), and by the operator's idle timer.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -47,7 +48,7 @@ from state.coref.people import full_name_of
 from state.coref.prices import by_price, compared_spans, price_comparison
 from state.coref.said_again import bridged, short_forms, shortened, tail_references
 from state.coref.salience import after_recommendation, background_ranges, said_as_landmark
-from state.coref.window import Mention, identifier
+from state.coref.window import Mention, compatibility, identifier
 
 __all__ = ["CorefConfig", "CorefState", "CorefTurn", "Mention", "end_session", "resolve_turn"]
 
@@ -84,6 +85,53 @@ def _topic_setter(anaphor: Anaphor) -> bool:
     """A reference that makes its referent the sentence's topic: a pronoun, or an English definite
     (the package had my charger in it)."""
     return anaphor.text.lower() in _TOPIC_PRONOUNS or (anaphor.text.isascii() and anaphor.kind == "anaphor")
+
+
+_FORMER = re.compile(r"(?:之前|以前|原来|上一任|前任)的?$|\b(?:former|previous|old)\s+$")
+_SHE_IS = re.compile(r"她(?:叫|是)$")
+
+
+def _gender(text: str, named: Named, lex: CorefLexicon) -> str | None:
+    """A person's gender from a title or given name (Ms. Lee, Beth), or from 她叫/她是 right before the
+    name (她叫陈秀兰: 她 is said of women only)."""
+    if "person" not in named.types:
+        return None
+    return title_gender(named.entity, lex.given_genders) or ("f" if _SHE_IS.search(text, 0, named.span[0]) else None)
+
+
+def _one_reference(text: str, span: tuple[int, int], only: bool, lex: CorefLexicon) -> Anaphor:
+    """The home one, the auto policy (a reference only when its cue binds), the upstairs guy (a person:
+    with no cue bound, the person in focus)."""
+    person = _person_or_none(text[span[0] : span[1]].split()[-1], lex)
+    descriptors = ("cue",) if only and person is None else ()
+    return Anaphor(text[span[0] : span[1]], span, "weak", person, None, descriptors, 0.6)
+
+
+def _person_or_none(said: str, lex: CorefLexicon) -> str | None:
+    """The other trainer, 另一位师傅: a person, counted among the people of the last pair; else untyped."""
+    return "person" if any(h.value == "person" for h in lex.type_nouns.find(said.lower())) else None
+
+
+_ZH_ORIGINAL = re.compile(r"(?:原来|原先|原本|以前|现在|目前)(?:用)?的?$")
+_EN_ORIGINAL = re.compile(r"\b(?:original|current|existing|old)\b|^\s+(?:I|we)(?:'ve| have|'re| are) (?:now|on)\b")
+
+
+def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefLexicon) -> Mention | None:
+    """原来那个套餐, 现在这个版本, the plan I have now, the original flight: the customer's own one, said
+    before the options that followed it: the first-said entity of the type asked for (None: no such cue,
+    or the reference is untyped)."""
+    asked = anaphor.type or next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
+    if asked is None or asked == BUSINESS or (anaphor.text.isascii() and asked in lex.thing_types):
+        return None  # the original box: in English a thing's own packaging or part as often as the thing
+    said = anaphor.text if anaphor.text.isascii() else ""
+    after = text[anaphor.span[1] : anaphor.span[1] + 16] if said else ""
+    cue = (
+        _EN_ORIGINAL.search(said) or _EN_ORIGINAL.match(after) if said else _ZH_ORIGINAL.search(text[: anaphor.span[0]])
+    )
+    if cue is None:
+        return None
+    typed = [m for m in earlier if compatibility(asked, m.types, lex) == 2]
+    return min(typed, key=lambda m: m.seq) if len({m.entity for m in typed}) >= 2 else None
 
 
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
@@ -160,15 +208,14 @@ def resolve_turn(
         taken += [a.span for a in tagged_only]
         contrasts = [a.span for a in anaphors if a.kind == "contrast"]  # the other card: one of a pair
         others = [
-            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("other",), 0.6)
+            Anaphor(sentence.text[a:b], (a, b), "weak", _person_or_none(sentence.text[a:b], lex), None, ("other",), 0.6)
             for a, b in the_other(sentence.text)
             if not overlaps((a, b), [t for t in taken if t not in contrasts])
         ]
         anaphors = [a for a in anaphors if not any(overlaps(a.span, [o.span]) for o in others)] + others
         taken += [o.span for o in others]
         anaphors += [  # the home one, the cancelled one, the auto policy: bound by the word said with it
-            Anaphor(sentence.text[a:b], (a, b), "weak", None, None, ("cue",) if only else (), 0.6)
-            for (a, b), _, only in one_references(sentence.text, taken)
+            _one_reference(sentence.text, (a, b), only, lex) for (a, b), _, only in one_references(sentence.text, taken)
         ]
         taken += [a.span for a in anaphors]
         anaphors += [  # 做便宜的吧: a pick by price that no other finder took
@@ -192,6 +239,8 @@ def resolve_turn(
                 anchors.append(entity_anchor(item, sentence, turn.turn_id))
                 recommended = after_recommendation(sentence.text, item.span, lex)
                 salient = (recommended or not listed) and not any(a <= item.span[0] < b for a, b in background)
+                if "person" in item.types and _FORMER.search(sentence.text, 0, item.span[0]):
+                    salient = False  # 现在是刘老师带，之前的何老师调走了: the former one is not who is meant next
                 new.append(
                     Mention(
                         item.entity,
@@ -204,7 +253,7 @@ def resolve_turn(
                         seq,
                         salient,
                         item.kinds,
-                        gender=title_gender(item.entity, lex.given_genders) if "person" in item.types else None,
+                        gender=_gender(sentence.text, item, lex),
                         lead=lead_words(
                             sentence.text,
                             item.span,
@@ -219,8 +268,11 @@ def resolve_turn(
             priced = None
             if direction is not None:
                 priced = by_price(direction, [m for m in window + new if m.sentence != sentence.text])
+            original = _first_said(sentence.text, item, [m for m in window + new if m.sentence != sentence.text], lex)
             if priced is not None:
                 chosen, confidence = priced, 0.7
+            elif original is not None:
+                chosen, confidence = original, 0.6
             elif "price" in item.descriptors:
                 continue  # a price compared with no priced options said: no reference
             elif item.span in tails and tails[item.span][0] is item:
@@ -235,9 +287,14 @@ def resolve_turn(
                 earlier = [m for m in window + new if m.sentence != sentence.text]
                 cues = modifier_cues(sentence.text, item.span, head or item.head)
                 cued = bound_by_cue(cues, earlier, people=item.type == "person") if cues else None
+                if cued is None and cues and item.type is None:
+                    # the husky after "a husky named Blizzard": a pet or thing the finders typed a person
+                    cued = bound_by_cue(cues, earlier, people=True)
                 if cued is None and "cue" in item.descriptors:
                     continue  # the X Y with no X said beside anything: no reference
                 again = None if cued is not None else found_again(item, head, chosen, spoken, window + new, lex)
+                if again is not None and item.type == "person" and "person" not in again.types:
+                    again = None  # the upstairs guy: a person, never the flat said with "upstairs"
                 if cued is None and again is None and (head or item.head) and chosen is None:
                     cued = bound_by_cue((head or item.head or "",), earlier, people=item.type == "person")
                 if cued is not None:

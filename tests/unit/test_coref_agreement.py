@@ -54,3 +54,17 @@ def test_a_pronoun_whose_clause_speaks_of_flying_binds_the_flight() -> None:
     said = "携程订的南航CZ3101，广州飞北京，订单号1128847731234"
     hotel = "查到了，您这个订单里还有一晚北京国贸大酒店。另外南航刚通知这趟航班取消了。"
     assert last_entity(said, hotel, "啊？那它能免费改签吗") == "CZ3101"
+
+
+def test_a_woman_introduced_with_she_is_called_is_she_later_not_the_doctor() -> None:
+    doctor = "可以约内科的韩立军医生，周三上午有号。"
+    booked = "好的，已为周桂芳预约周三上午韩立军医生的号。"
+    said = (doctor, "那就约他吧，她叫周桂芳", booked, "她要空腹去吗？")
+    assert last_entity("想给我妈挂个号", *said) == "周桂芳"
+
+
+def test_a_person_said_as_the_former_one_is_not_who_a_pronoun_means_next() -> None:
+    said = "现在是唐雅婷老师带这个班，之前的吴老师已经调走了。"
+    assert last_entity("钢琴班现在谁带？", said, "她一般什么时候有空？") == "唐雅婷"
+    said = "Your new advisor is Priya Shah; your previous advisor Tom Reed has moved teams."
+    assert last_entity("Who handles my account now?", said, "Can I call her today?") == "Priya Shah"

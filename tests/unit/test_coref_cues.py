@@ -40,3 +40,10 @@ def test_a_kind_said_before_jiao_tells_named_pets_apart() -> None:
 def test_a_cue_before_an_apposed_label_binds_the_name_after_it() -> None:
     said = "There's Rhythm Ride on Saturdays with Kai Mercer, and a newer Sunday class, Power Cycle 45."
     assert last_entity("any spin classes?", said, "is the Sunday one easier?") == "Power Cycle 45"
+
+
+def test_an_untyped_cue_binds_a_named_one_typed_a_person_when_nothing_else_has_it() -> None:
+    said = "I'd like to book a bath for my two pets, a beagle named Rocco and a tabby named Mimi."
+    assert (
+        last_entity(said, "We have Friday at 10 am, booking PB-5521.", "The beagle hates water, is that ok?") == "Rocco"
+    )

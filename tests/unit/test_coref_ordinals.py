@@ -62,3 +62,14 @@ def test_a_new_number_pairs_with_the_record_of_its_kind_before_it() -> None:
     assert (
         last_entity("电脑蓝屏", first, "显示器也闪，要另开单吗", second, "那前一个单子修完记得通知我") == "INC0051122"
     )
+
+
+def test_an_ordinal_counts_the_options_offered_not_the_one_said_before_them() -> None:
+    own = "I'd like to move my visit with Dr. Ann Cole on Friday."
+    offered = "Dr. Cole is away that week. Dr. Paul Reid has Monday at 9, and Dr. Mei Tan has Tuesday at 3."
+    assert last_entity(own, offered, "Is the second doctor in the same building?") == "Dr. Mei Tan"
+
+
+def test_a_bare_bi_pointer_takes_a_payment_record_over_a_product() -> None:
+    said = ("我们用的是飞书企业版，续费时扣了两次", "请提供订单号。", "FS-PAY-1021和FS-PAY-1022，后面那个是多扣的")
+    assert last_entity(*said, "核实了，第二笔是重复扣款。", "这笔钱什么时候退？") == "FS-PAY-1022"

@@ -44,3 +44,22 @@ def test_a_verb_before_a_title_is_no_person() -> None:
 def test_a_time_word_and_a_verb_before_a_title_are_no_name() -> None:
     said = "心内科周二有专家张抒扬，周四有副主任医师王欣。"
     assert [n.entity for n in zh_people(said, LEX, [])] == ["张抒扬", "王欣"]
+
+
+def test_a_full_name_and_title_after_a_possessive_is_the_person() -> None:
+    said = "我让运维组的郑海峰工程师今晚联系您。"
+    assert [n.entity for n in zh_people(said, LEX, [])] == ["郑海峰"]
+
+
+def test_a_name_after_a_role_word_may_end_at_a_space_and_read_as_a_place() -> None:
+    said = "抄表员马建国 11 月 30 日现场抄的表。"
+    assert [n.entity for n in zh_people(said, LEX, [])] == ["马建国"]
+
+
+def test_an_owner_word_and_is_name_a_person_but_a_title_inside_a_name_does_not() -> None:
+    assert [n.entity for n in zh_people("楼上的业主是黄志强。", LEX, [])] == ["黄志强"]
+    assert zh_people("我去年找项主任看过。", LEX, []) == []
+
+
+def test_a_surname_and_a_one_character_title_read_as_one_word_is_no_person() -> None:
+    assert last_entity("楼上一直在装修", "已经通知楼上暂停卫生间施工。", "他什么时候能停") is None

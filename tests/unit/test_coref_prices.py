@@ -32,3 +32,9 @@ def test_a_plan_said_with_its_price_tier_keeps_it_in_its_name() -> None:
 def test_she_never_binds_a_plan_or_a_shop() -> None:
     said = "目前有两个：一是5G智享套餐79元，二是全家享套餐99元。"
     assert last_entity("想换套餐", said, "她是联通的") is None
+
+
+def test_options_listed_over_sentences_of_one_turn_are_compared() -> None:
+    said = "目前有两款：一是畅联199元套餐，含100GB流量；二是畅联129元套餐，含50GB流量。"
+    assert last_entity("我想换个套餐", said, "贵的那个送宽带吗") == "畅联199元套餐"
+    assert last_entity("我想换个套餐", said, "便宜的那个送宽带吗") == "畅联129元套餐"
