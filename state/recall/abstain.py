@@ -108,14 +108,16 @@ def answers(
     picked: Sequence[int],
     covered: Coverage,
     model: FloorModel,
+    best: float,
 ) -> bool:
-    """Whether recall offers cues: the rule floor's verdict, or the learned floor's decision when
-    `recall_floor.yaml` says `use: learned` (its features are read only then). Nothing picked: no."""
+    """Whether recall offers cues: the rule floor's verdict on `best` (the most it read of the picks),
+    or the learned floor's decision when `recall_floor.yaml` says `use: learned` (its features are
+    read only then). Nothing picked: no."""
     if not picked:
         return False
     if model.learned:
         return model.answers(floor_case(question, batch, scores, floor, picked, covered, ()).features)
-    return best_floor_relevance(scores, picked, covered) >= floor
+    return best >= floor
 
 
 def best_floor_relevance(scores: PoolScores, picked: Sequence[int], covered: Coverage) -> float:
@@ -162,7 +164,7 @@ def offer_split(
     picks that hold any relevance at all as weak cues."""
     picked, covered = judge(question, batch, scores, max_cues, tables)
     best = best_floor_relevance(scores, picked, covered)
-    if answers(question, batch, scores, floor, picked, covered, model):
+    if answers(question, batch, scores, floor, picked, covered, model, best):
         return Offer(list(picked), [], best, floor, model.learned)
     # nothing stored is relevant enough: abstain rather than offer the least bad as a cue
     return Offer([], [i for i in picked if scores.final[i] > 0], best, floor, model.learned)
