@@ -81,6 +81,28 @@ def add_months(value: datetime, months: int) -> datetime:
     return value.replace(year=year, month=month + 1, day=day)
 
 
+def month_days(value: datetime) -> int:
+    """How many days the month holding `value` has."""
+    return calendar.monthrange(value.year, value.month)[1]
+
+
+def month_with_day(value: datetime, day: int, steps: int) -> datetime:
+    """Day `day` of the month `steps` months from `value`'s, counting only months that have that
+    day (31号 one month back from 31 December is 31 October, not 30 November).
+
+    >>> month_with_day(datetime(2028, 11, 30), 31, 1).date(), month_with_day(datetime(2028, 12, 31), 31, -1).date()
+    (datetime.date(2028, 12, 31), datetime.date(2028, 10, 31))
+    """
+    step = 1 if steps > 0 else -1
+    first = day_start(value).replace(day=1)
+    left = abs(steps)
+    while left:
+        first = add_months(first, step)
+        if month_days(first) >= day:
+            left -= 1
+    return first.replace(day=day)
+
+
 def month_interval(value: datetime, months: int = 0) -> tuple[datetime, datetime, Granularity]:
     first = add_months(day_start(value).replace(day=1), months)
     return first, add_months(first, 1) - ONE_SECOND, "month"

@@ -1,0 +1,62 @@
+"""Start points (从…开始, 自从…以来), evening clocks, a day and a clock around a limit word, thirds of a
+relative month, "after next", past lengths after a perfect, done verbs after a pronoun, bare days a
+month lacks, and hour counts across a clock change."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from schemas.memory import TimeExpression
+from state.core.language import language_mix
+from state.time import calendar as cal
+from state.time.extract import normalise_times
+
+# Tue 2027-06-15 10:00 in Shanghai
+SHANGHAI = "Asia/Shanghai"
+TUESDAY = datetime(2027, 6, 15, 2, 0, tzinfo=UTC)
+
+
+def local(text: str, base: datetime = TUESDAY, tz: str = SHANGHAI) -> list[tuple[str, str, str, str | None]]:
+    zone = ZoneInfo(tz)
+    found: tuple[TimeExpression, ...] = normalise_times(text, base, language_mix(text), timezone=tz)
+    return [
+        (
+            t.original_form,
+            t.kind,
+            t.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
+            None if t.deadline is None else t.deadline.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
+        )
+        for t in found
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("自从6月2号装了这个软件以来，电脑就变慢了", "6月2号", "2027-06-02 00:00"),
+        ("从上周三开始就一直咳嗽", "上周三", "2027-06-09 00:00"),
+        ("自从3号那天交了押金，就没人联系我", "3号", "2027-06-03 00:00"),
+        ("从下周一起调整营业时间", "下周一", "2027-06-21 00:00"),
+    ],
+)
+def test_a_start_word_around_a_date_leaves_the_date_a_point(text: str, form: str, start: str) -> None:
+    assert local(text) == [(form, "point", start, None)]
+
+
+def test_a_range_said_with_both_ends_stays_a_range() -> None:
+    (found,) = local("从6月20号到6月25号暂停营业")
+    assert found[0] == "从6月20号到6月25号" and found[1] == "range"
+
+
+def test_a_day_the_month_lacks_is_the_nearest_month_that_has_it() -> None:
+    base = datetime(2027, 6, 20, 2, tzinfo=UTC)  # June has no 31st
+    assert local("上次31号来装的空调又不制冷了", base) == [("31号", "point", "2027-05-31 00:00", None)]
+    assert local("31号会有人上门", base) == [("31号", "point", "2027-07-31 00:00", None)]
+
+
+def test_moving_a_late_day_by_months_keeps_the_day() -> None:
+    assert cal.month_with_day(datetime(2027, 3, 31), 31, -1) == datetime(2027, 1, 31)
+    assert cal.month_with_day(datetime(2027, 1, 30), 30, 1) == datetime(2027, 3, 30)
