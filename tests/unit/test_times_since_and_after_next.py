@@ -51,6 +51,44 @@ def test_a_range_said_with_both_ends_stays_a_range() -> None:
     assert found[0] == "从6月20号到6月25号" and found[1] == "range"
 
 
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("I renewed my parking permit on the 20th and it still says expired", "the 20th", "2027-05-20 00:00"),
+        ("we noticed the leak on Friday", "Friday", "2027-06-11 00:00"),
+        ("They switched my tariff on the 30th without asking", "the 30th", "2027-05-30 00:00"),
+    ],
+)
+def test_a_done_verb_after_a_pronoun_puts_a_bare_date_in_the_past(text: str, form: str, start: str) -> None:
+    assert local(text) == [(form, "point", start, None)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We need the parts on the 20th",  # need: -eed is no past form
+        "The charger you recommended should be in stock on the 20th",  # a pronoun after a noun describes it
+    ],
+)
+def test_a_pronoun_cue_needs_a_past_form_opening_its_clause(text: str) -> None:
+    assert [start for _, _, start, _ in local(text)] == ["2027-06-20 00:00"]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("我周四刚在你们这儿换的电池，又没电了", "周四", "2027-06-10 00:00"),
+        ("这件外套是上周六做的干洗", "上周六", "2027-06-12 00:00"),
+    ],
+)
+def test_just_done_marks_a_bare_weekday_past(text: str, form: str, start: str) -> None:
+    assert local(text) == [(form, "point", start, None)]
+
+
+def test_just_right_is_no_past() -> None:
+    assert local("刚好周四有空") == [("周四", "point", "2027-06-17 00:00", None)]
+
+
 def test_a_day_the_month_lacks_is_the_nearest_month_that_has_it() -> None:
     base = datetime(2027, 6, 20, 2, tzinfo=UTC)  # June has no 31st
     assert local("上次31号来装的空调又不制冷了", base) == [("31号", "point", "2027-05-31 00:00", None)]
