@@ -54,6 +54,58 @@ def test_a_range_said_with_both_ends_stays_a_range() -> None:
 @pytest.mark.parametrize(
     ("text", "form", "start"),
     [
+        ("The delivery window is tonight at 10:15", "tonight at 10:15", "2027-06-15 22:15"),
+        ("we go live tonight at 8", "tonight at 8", "2027-06-15 20:00"),
+        ("Doors close at 11 pm tonight", "11 pm tonight", "2027-06-15 23:00"),
+        ("the sale ends tonight at 12", "tonight at 12", "2027-06-16 00:00"),
+        ("the alarm went off last night at 9:40", "last night at 9:40", "2027-06-14 21:40"),
+    ],
+)
+def test_a_clock_with_tonight_is_that_evening_s_clock(text: str, form: str, start: str) -> None:
+    assert local(text) == [(form, "point", start, None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "limit"),
+    [
+        ("Please return the form Thursday before 3 pm", "Thursday before 3 pm", "2027-06-17 15:00"),
+        ("send it over tomorrow by 9:30 am", "tomorrow by 9:30 am", "2027-06-16 09:30"),
+        ("tomorrow no later than noon, please", "tomorrow no later than noon", "2027-06-16 12:00"),
+    ],
+)
+def test_a_day_then_a_limit_word_then_a_clock_is_a_deadline_at_that_clock(text: str, form: str, limit: str) -> None:
+    assert local(text) == [(form, "deadline", "2027-06-15 10:00", limit)]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("We can schedule the audit mid next month", "mid next month", "2027-07-11 00:00"),
+        ("the invoice goes out early next month", "early next month", "2027-07-01 00:00"),
+        ("prices drop late this month", "late this month", "2027-06-21 00:00"),
+    ],
+)
+def test_a_third_of_a_relative_month(text: str, form: str, start: str) -> None:
+    assert local(text) == [(form, "range", start, None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "kind", "start"),
+    [
+        ("How about the weekend after next?", "the weekend after next", "range", "2027-07-03 00:00"),
+        ("Let's meet the week after next", "the week after next", "range", "2027-06-28 00:00"),
+        ("the crew can come the Thursday after next", "the Thursday after next", "point", "2027-07-01 00:00"),
+    ],
+)
+def test_after_next_is_two_weeks_on(text: str, form: str, kind: str, start: str) -> None:
+    # next Thursday is the Thursday of next week (24 June), so the one after next is 1 July; next
+    # weekend is 26-27 June, the one after it 3-4 July
+    assert local(text) == [(form, kind, start, None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
         ("I renewed my parking permit on the 20th and it still says expired", "the 20th", "2027-05-20 00:00"),
         ("we noticed the leak on Friday", "Friday", "2027-06-11 00:00"),
         ("They switched my tariff on the 30th without asking", "the 30th", "2027-05-30 00:00"),
