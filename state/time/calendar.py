@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import calendar
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 import numpy as np
 
@@ -140,6 +140,24 @@ def shift(value: datetime, unit: str, amount: float) -> datetime:
             return value + timedelta(days=amount * 30)  # 半个月 = 15 days
         return add_months(value, int(amount))
     return add_months(value, round(amount * 12))
+
+
+def elapsed(value: datetime, unit: str, amount: float, zone: tzinfo | None = None) -> datetime:
+    """`value` (a naive wall clock in `zone`) moved by `amount` minutes or hours of elapsed time.
+
+    Hours and minutes are counted on the UTC line and read back on the wall clock, so 72 hours across
+    a clock change land an hour off the wall-clock sum; without a zone (or for days and longer, which
+    keep their wall-clock time) it is `shift`. The result keeps `fold` for a wall-clock hour said twice.
+
+    >>> from zoneinfo import ZoneInfo
+    >>> elapsed(datetime(2028, 9, 22, 19, 30), "hour", 72, ZoneInfo("Pacific/Auckland")).isoformat()
+    '2028-09-25T20:30:00'
+    """
+    if zone is None or unit not in ("minute", "hour"):
+        return shift(value, unit, amount)
+    step = timedelta(minutes=amount) if unit == "minute" else timedelta(hours=amount)
+    moved = (value.replace(tzinfo=zone).astimezone(UTC) + step).astimezone(zone)
+    return moved.replace(tzinfo=None)
 
 
 def delta_interval(base: datetime, unit: str, amount: float) -> tuple[datetime, datetime, Granularity]:

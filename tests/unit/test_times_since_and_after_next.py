@@ -104,6 +104,24 @@ def test_after_next_is_two_weeks_on(text: str, form: str, kind: str, start: str)
 
 
 @pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("I've been sitting in this waiting room for 35 minutes", "2027-06-15 09:25"),
+        ("We have been parked outside your gate for an hour", "2027-06-15 09:00"),
+        ("She's been locked out of her account for 20 minutes", "2027-06-15 09:40"),
+    ],
+)
+def test_a_length_after_a_perfect_runs_up_to_the_event(text: str, start: str) -> None:
+    ((_, kind, begin, _),) = local(text)
+    assert (kind, begin) == ("duration", start)
+
+
+def test_a_length_said_in_the_present_still_runs_ahead_after_a_perfect() -> None:
+    ((_, kind, begin, _),) = local("I've been told the repair takes 3 days")
+    assert (kind, begin) == ("duration", "2027-06-15 10:00")
+
+
+@pytest.mark.parametrize(
     ("text", "form", "start"),
     [
         ("I renewed my parking permit on the 20th and it still says expired", "the 20th", "2027-05-20 00:00"),
@@ -150,3 +168,30 @@ def test_a_day_the_month_lacks_is_the_nearest_month_that_has_it() -> None:
 def test_moving_a_late_day_by_months_keeps_the_day() -> None:
     assert cal.month_with_day(datetime(2027, 3, 31), 31, -1) == datetime(2027, 1, 31)
     assert cal.month_with_day(datetime(2027, 1, 30), 30, 1) == datetime(2027, 3, 30)
+
+
+@pytest.mark.parametrize(
+    ("text", "tz", "base", "want"),
+    [
+        # Paris springs forward on Sun 28 Mar 2027: 48 elapsed hours from Fri 10:00 CET are Sun 11:00 CEST
+        ("我们会在48小时内回复", "Europe/Paris", datetime(2027, 3, 26, 9, 0, tzinfo=UTC), "2027-03-28 11:00"),
+        ("within 48 hours", "Europe/Paris", datetime(2027, 3, 26, 9, 0, tzinfo=UTC), "2027-03-28 11:00"),
+        # New York falls back on Sun 7 Nov 2027: 30 hours from Sat 12:00 EDT are Sun 17:00 EST
+        ("in the next 30 hours", "America/New_York", datetime(2027, 11, 6, 16, 0, tzinfo=UTC), "2027-11-07 17:00"),
+    ],
+)
+def test_an_hour_count_across_a_clock_change_is_elapsed_time(text: str, tz: str, base: datetime, want: str) -> None:
+    ((_, kind, _, limit),) = local(text, base, tz)
+    assert (kind, limit) == ("deadline", want)
+
+
+def test_a_day_count_across_a_clock_change_keeps_the_wall_clock() -> None:
+    ((_, _, _, limit),) = local("两天内", datetime(2027, 3, 26, 9, 0, tzinfo=UTC), "Europe/Paris")
+    assert limit == "2027-03-28 23:59"
+
+
+def test_a_past_hour_length_across_a_clock_change_is_elapsed_time() -> None:
+    # Sun 28 Mar 2027 04:30 CEST = 02:30 UTC; three hours before is 23:30 UTC = 00:30 CET
+    base = datetime(2027, 3, 28, 2, 30, tzinfo=UTC)
+    ((_, kind, start, _),) = local("I waited 3 hours", base, "Europe/Paris")
+    assert (kind, start) == ("duration", "2027-03-28 00:30")
