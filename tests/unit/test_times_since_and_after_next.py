@@ -48,7 +48,7 @@ def test_a_start_word_around_a_date_leaves_the_date_a_point(text: str, form: str
 
 def test_a_range_said_with_both_ends_stays_a_range() -> None:
     (found,) = local("从6月20号到6月25号暂停营业")
-    assert found[0] == "从6月20号到6月25号" and found[1] == "range"
+    assert found[:2] == ("从6月20号到6月25号", "range")
 
 
 @pytest.mark.parametrize(
