@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import calendar
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 import numpy as np
 
@@ -81,6 +81,28 @@ def add_months(value: datetime, months: int) -> datetime:
     return value.replace(year=year, month=month + 1, day=day)
 
 
+def month_days(value: datetime) -> int:
+    """How many days the month holding `value` has."""
+    return calendar.monthrange(value.year, value.month)[1]
+
+
+def month_with_day(value: datetime, day: int, steps: int) -> datetime:
+    """Day `day` of the month `steps` months from `value`'s, counting only months that have that
+    day (31号 one month back from 31 December is 31 October, not 30 November).
+
+    >>> month_with_day(datetime(2028, 11, 30), 31, 1).date(), month_with_day(datetime(2028, 12, 31), 31, -1).date()
+    (datetime.date(2028, 12, 31), datetime.date(2028, 10, 31))
+    """
+    step = 1 if steps > 0 else -1
+    first = day_start(value).replace(day=1)
+    left = abs(steps)
+    while left:
+        first = add_months(first, step)
+        if month_days(first) >= day:
+            left -= 1
+    return first.replace(day=day)
+
+
 def month_interval(value: datetime, months: int = 0) -> tuple[datetime, datetime, Granularity]:
     first = add_months(day_start(value).replace(day=1), months)
     return first, add_months(first, 1) - ONE_SECOND, "month"
@@ -118,6 +140,24 @@ def shift(value: datetime, unit: str, amount: float) -> datetime:
             return value + timedelta(days=amount * 30)  # 半个月 = 15 days
         return add_months(value, int(amount))
     return add_months(value, round(amount * 12))
+
+
+def elapsed(value: datetime, unit: str, amount: float, zone: tzinfo | None = None) -> datetime:
+    """`value` (a naive wall clock in `zone`) moved by `amount` minutes or hours of elapsed time.
+
+    Hours and minutes are counted on the UTC line and read back on the wall clock, so 72 hours across
+    a clock change land an hour off the wall-clock sum; without a zone (or for days and longer, which
+    keep their wall-clock time) it is `shift`. The result keeps `fold` for a wall-clock hour said twice.
+
+    >>> from zoneinfo import ZoneInfo
+    >>> elapsed(datetime(2028, 9, 22, 19, 30), "hour", 72, ZoneInfo("Pacific/Auckland")).isoformat()
+    '2028-09-25T20:30:00'
+    """
+    if zone is None or unit not in ("minute", "hour"):
+        return shift(value, unit, amount)
+    step = timedelta(minutes=amount) if unit == "minute" else timedelta(hours=amount)
+    moved = (value.replace(tzinfo=zone).astimezone(UTC) + step).astimezone(zone)
+    return moved.replace(tzinfo=None)
 
 
 def delta_interval(base: datetime, unit: str, amount: float) -> tuple[datetime, datetime, Granularity]:

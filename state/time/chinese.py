@@ -176,6 +176,10 @@ _MONTH_PART = re.compile(
 )
 _WEEKEND = re.compile(r"(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)?(?:周末|礼拜末)")
 _BARE_MONTH = re.compile(rf"(?P<pre>下下个|这个|上个|下个|本|上|下)月(?!{_NUMERAL}|[号日初底末中份旬])")
+# A bare day of the month (31号) that the event's month lacks: jionlp finds nothing for it.
+_BARE_DAY = re.compile(
+    r"(?<![0-9零〇一二两三四五六七八九十月周期拜第])(?P<d>[0-9]{1,2}|[二三]?十[一二三四五六七八九]?)[号日](?![内前后以之])"
+)
 
 
 def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
@@ -197,12 +201,23 @@ def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, G
     return mid, mid + timedelta(days=10) - cal.ONE_SECOND, "range"
 
 
+def _missing_day(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
+    """31号 said in a month without a 31st: that day in the next month that has it (the tense pass
+    may move it back to the latest past one). Days the month has are left to jionlp."""
+    day = int(chinese_number(m.group("d")))
+    if not 1 <= day <= 31 or day <= cal.month_days(base):
+        msg = f"day {day} is jionlp's"
+        raise ValueError(msg)
+    return cal.day_interval(cal.month_with_day(base, day, 1))
+
+
 def _own_rules(text: str, base: datetime) -> list[Found]:
     found: list[Found] = []
     rules = (
         (_MONTH_PART, _month_part),
         (_WEEKEND, lambda m, b: cal.weekend_interval(b, _SHIFT[m.group("pre") or ""])),
         (_BARE_MONTH, lambda m, b: cal.month_interval(b, _SHIFT[m.group("pre")])),
+        (_BARE_DAY, _missing_day),
     )
     for pattern, handler in rules:
         for m in pattern.finditer(text):
@@ -285,6 +300,23 @@ def _limit_stem(form: str, span: tuple[int, int], base: datetime) -> Found | Non
 
 
 _OPEN_END = re.compile(r"(?:开始|起|以后|之后|过后|后)$")
+# 从上周四开始 / 自从11月3号以来 / 从下周一起: jionlp reads a span from the date to now (or on without
+# end); what is said is the date itself, a point. The cue words stay in the text around it, where the
+# validity pass reads them as a start.
+_SINCE = re.compile(r"^从(?!.*(?:到|至|-|~|～|—))(?P<stem>.+?)(?:开始|以来|起)?$")
+
+
+def _since_point(form: str, span: tuple[int, int], base: datetime) -> Found | None:
+    m = _SINCE.match(form)
+    if m is None:
+        return None
+    stem = m.group("stem")
+    point = parse_point(stem, base)
+    if point is None:
+        return None
+    start, end = _fix(stem, *point, base)
+    begin = span[0] + m.start("stem")
+    return Found(stem, (begin, begin + len(stem)), start, end, _granularity(start, end), "jionlp")
 
 
 def parse_point(form: str, base: datetime) -> tuple[datetime, datetime] | None:
@@ -386,6 +418,13 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         times = detail.get("time")
         if detail.get("type") not in ("time_point", "time_span") or not isinstance(times, list) or len(times) != 2:
             continue  # periods and bare durations are not instants
+        try:
+            since = _since_point(form, span, base) if detail.get("type") == "time_span" else None
+        except (ValueError, OverflowError):
+            continue
+        if since is not None:
+            out.append(since)
+            continue
         if "inf" in times:
             try:
                 closed = _close_open_span(form, span, base)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
 
@@ -80,6 +80,11 @@ _PAST_DURATION = re.compile(
 )
 
 
+# A perfect earlier in the length's clause ("I've been stuck in this queue for 25 minutes", "we have
+# waited at the counter for an hour") says the length runs up to the event; "been" may sit far before it.
+_PERFECT = re.compile(
+    r"\bbeen\b|(?:\b(?:have|has|had)|['’](?:ve|d))\s+(?:\w+\s+)?(?:waited|sat|stood|stayed|spent|queued|held)\b", _F
+)
 # A length followed by "now" or "so far" ("on hold for 35 minutes now") runs up to the event.
 _UP_TO_NOW = re.compile(r"^\s+(?:now|so far|already)\b", _F)
 # A length said in the present ("delivery takes 2 to 3 business days", "it needs a week") runs
@@ -131,12 +136,15 @@ def _unit_of(word: str, *, zh: bool) -> str:
     return {"min": "minute", "hr": "hour"}.get(word, word)
 
 
-def _span_end(base: datetime, unit: str, amount: float, business: bool) -> tuple[datetime, Granularity]:
-    """The instant `amount` units after `base`: exact for hours and minutes, the end of the day otherwise."""
+def _span_end(
+    base: datetime, unit: str, amount: float, business: bool, zone: tzinfo | None = None
+) -> tuple[datetime, Granularity]:
+    """The instant `amount` units after `base`: exact for hours and minutes (elapsed time, across a
+    clock change too), the end of the day otherwise."""
     if business:
         return cal.end_of_day(cal.add_business_days(base, max(1, round(amount)))), "day"
     if unit in ("hour", "minute"):
-        return cal.shift(base, unit, amount).replace(second=0, microsecond=0), "minute"
+        return cal.elapsed(base, unit, amount, zone).replace(second=0, microsecond=0), "minute"
     return cal.end_of_day(cal.shift(base, unit, amount)), "day"
 
 
@@ -160,8 +168,9 @@ def _free(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return all(span[1] <= a or span[0] >= b for a, b in taken)
 
 
-def find_within(text: str, base: datetime) -> list[Found]:
-    """Count-bounded deadlines (两天内, within 5 business days), from `base` (naive local wall clock).
+def find_within(text: str, base: datetime, zone: tzinfo | None = None) -> list[Found]:
+    """Count-bounded deadlines (两天内, within 5 business days), from `base` (naive local wall clock in
+    `zone`; hours and minutes are elapsed time, so they count across a clock change).
 
     >>> [(f.form, f.deadline.isoformat()) for f in find_within("三个工作日内退款", datetime(2026, 12, 4, 9))]
     [('三个工作日内', '2026-12-09T23:59:59')]
@@ -179,7 +188,7 @@ def find_within(text: str, base: datetime) -> list[Found]:
                 continue  # "in 3 days" is a point (the day three days on), not a limit
             if not _free(m.span(), [f.span for f in out]):
                 continue
-            limit, gran = _span_end(base, unit, amount, business)
+            limit, gran = _span_end(base, unit, amount, business, zone)
             out.append(Found(m.group(0), m.span(), base, limit, gran, "rules_deadline", "deadline", limit))
     return out
 
@@ -248,8 +257,9 @@ def mark_deadlines(text: str, base: datetime, found: list[Found], cues: Deadline
     return out
 
 
-def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> list[Found]:
-    """Lengths of time no other pass took (需要三个工作日, for two weeks), from or up to `base`.
+def find_durations(text: str, base: datetime, taken: list[tuple[int, int]], zone: tzinfo | None = None) -> list[Found]:
+    """Lengths of time no other pass took (需要三个工作日, for two weeks), from or up to `base`
+    (hours and minutes as elapsed time in `zone`).
 
     >>> waited = find_durations("我等了三天", datetime(2026, 12, 4, 9), [])
     >>> [(f.form, f.start.isoformat(), f.end.isoformat()) for f in waited]
@@ -268,16 +278,18 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]]) -> l
                 continue
             if zh and not business and not _duration_context(text, m):
                 continue  # a bare 三天 / 24小时 without a word of duration is too often something else
-            clause = max([0, m.start() - 12, *(c.end() for c in _CLAUSE_MARK.finditer(text, 0, m.start()))])
+            own_clause = max([0, *(c.end() for c in _CLAUSE_MARK.finditer(text, 0, m.start()))])
+            clause = max(own_clause, m.start() - 12)
             near = _PAST_DURATION.search(text[clause : m.end() + 3]) is not None or bool(
                 _UP_TO_NOW.match(text[m.end() :])
             )
             present = not zh and _PRESENT_LENGTH.match(m.group(0)) is not None
-            past = near or (not present and clause_tense(text, m.span()) == "past")
+            perfect = _PERFECT.search(text, own_clause, m.start())
+            past = near or (not present and (perfect is not None or clause_tense(text, m.span()) == "past"))
             if past:
-                start, end = _span_back(base, unit, amount, business), base
+                start, end = _span_back(base, unit, amount, business, zone), base
             else:
-                start, end = base, _span_end(base, unit, amount, business)[0]
+                start, end = base, _span_end(base, unit, amount, business, zone)[0]
             gran: Granularity = "day" if business else unit  # type: ignore[assignment]
             begin = min(m.start(g) for g in ("lo", "n", "lo2", "n2", "n3") if m.groupdict().get(g))
             out.append(Found(text[begin : m.end()], (begin, m.end()), start, end, gran, "rules_duration", "duration"))
@@ -293,7 +305,7 @@ def _duration_context(text: str, m: re.Match[str]) -> bool:
     return _ZH_DURATION_CUE.search(text[max(0, m.start() - 4) : m.end() + 2]) is not None
 
 
-def _span_back(base: datetime, unit: str, amount: float, business: bool) -> datetime:
+def _span_back(base: datetime, unit: str, amount: float, business: bool, zone: tzinfo | None = None) -> datetime:
     if business:
         return cal.add_business_days(base, -max(1, round(amount))).replace(hour=base.hour, minute=base.minute)
-    return cal.shift(base, unit, -amount)
+    return cal.elapsed(base, unit, -amount, zone)

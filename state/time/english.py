@@ -5,7 +5,9 @@ Tuesday` the Tuesday of last week, `this Tuesday` the one of this week, a bare `
 one after today; `end of the month` is its last day; `in two hours` / `two days ago` are offsets
 from the event time; a bare clock hour 1–6 without am/pm means the afternoon; named days (Black
 Friday, Christmas Eve) are the latest before today with `last`, else the next one. Parts of the day
-follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24.
+follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24; a clock said with
+tonight / last night is on that evening (tonight at 9 = 21:00); "the Monday / week after next" is two
+weeks on; a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock.
 
 dateparser's search splits phrases oddly ("two days ago and"); these rules take its place for
 the forms they cover, and `state.time.extract` keeps dateparser only as a fallback for other dates.
@@ -25,6 +27,8 @@ __all__ = ["parse_english", "word_number"]
 
 
 _JOIN = re.compile(r"^(?:\s*,)?\s*(?:at|on|in the|by|around|about)?\s*$", re.IGNORECASE)
+# A limit word between a day and a clock ("tomorrow before 10 am", "Friday by 5 pm"): a deadline at that clock.
+_LIMIT_JOIN = re.compile(r"^(?:\s*,)?\s*(?:before|by|until|till|no later than|not later than)\s*$", re.IGNORECASE)
 
 
 def _with_clock(day: datetime, clock: Atom) -> tuple[datetime, datetime, Granularity]:
@@ -39,8 +43,26 @@ def _with_part(day: datetime, part: Atom) -> tuple[datetime, datetime, Granulari
     return start, cal.day_start(day) + timedelta(hours=part.minute) - cal.ONE_SECOND, "hour"
 
 
+def _evening_clock(evening: Atom, clock: Atom) -> tuple[datetime, datetime, Granularity] | None:
+    """Tonight at 11:30, 10 pm tonight, last night at 9: the clock on that evening (a bare hour is pm,
+    a bare 12 midnight; a small-hours clock, "tonight at 2 am", is the night after that day)."""
+    if evening.start is None:
+        return None
+    hour = clock.hour
+    if not clock.explicit_half:
+        hour += 12 if hour <= 12 else 0
+    elif hour < 6:
+        hour += 24
+    return cal.minute_interval(cal.day_start(evening.start) + timedelta(hours=hour, minutes=clock.minute))
+
+
 def _combine(first: Atom, second: Atom) -> tuple[datetime, datetime, Granularity] | None:
     pair = {first.kind, second.kind}
+    if pair == {"period", "clock"}:
+        evening, clock = (first, second) if first.kind == "period" else (second, first)
+        if evening.granularity == "hour":  # tonight / last night, the only periods an hour fine
+            return _evening_clock(evening, clock)
+        return None
     dated = first if first.kind in ("day", "point") else second if second.kind in ("day", "point") else None
     other = second if dated is first else first
     if dated is None or dated.start is None or dated.granularity not in ("day",):
@@ -63,7 +85,17 @@ def parse_english(text: str, base: datetime) -> list[Found]:
     i = 0
     while i < len(atoms):
         atom = atoms[i]
-        if i + 1 < len(atoms) and _JOIN.match(text[atom.span[1] : atoms[i + 1].span[0]]):
+        between = text[atom.span[1] : atoms[i + 1].span[0]] if i + 1 < len(atoms) else ""
+        if atom.kind == "day" and atoms[i + 1 :] and atoms[i + 1].kind == "clock" and _LIMIT_JOIN.match(between):
+            merged = _combine(atom, atoms[i + 1])
+            if merged is not None:
+                span = (atom.span[0], atoms[i + 1].span[1])
+                limit = merged[0]
+                form = text[span[0] : span[1]]
+                out.append(Found(form, span, min(base, limit), limit, "minute", "rules_en", "deadline", limit))
+                i += 2
+                continue
+        if i + 1 < len(atoms) and _JOIN.match(between):
             merged = _combine(atom, atoms[i + 1])
             if merged is not None:
                 span = (atom.span[0], atoms[i + 1].span[1])

@@ -191,8 +191,8 @@ def _shift_word(word: str) -> int:
     return {"next": 1, "last": -1, "past": -1, "previous": -1}.get(word.lower().replace("the ", ""), 0)
 
 
-def _period_atom(m: re.Match[str], base: datetime) -> Atom:
-    n = _shift_word(m.group("mod"))
+def _period_atom(m: re.Match[str], base: datetime, shift: int | None = None) -> Atom:
+    n = _shift_word(m.group("mod")) if shift is None else shift
     what = m.group("p").lower()
     if what == "week":
         start = cal.week_start(base, n)
@@ -262,6 +262,12 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         "nthof",
     ),
     (re.compile(rf"\b(?P<third>early|mid|late|the middle of)[- ](?P<mon>{_MONTH_FULL})\b", _F), "third"),
+    (
+        re.compile(r"\b(?P<third>early|mid|late|the middle of)[- ](?:(?P<mod>next|last|this) month|the month)\b", _F),
+        "thirdrel",
+    ),
+    (re.compile(r"\bthe (?P<p>week|weekend|month|year) after next\b", _F), "afternext"),
+    (re.compile(rf"\b(?:the )?(?P<wd>{_WD}) after next\b", _F), "wdafternext"),
     (
         re.compile(
             r"\b(?:the )?(?P<edge>end|beginning|start) of (?:the |this )?(?:(?P<mod>next|last|previous) )?"
@@ -341,10 +347,14 @@ def _part_clock(m: re.Match[str], span: tuple[int, int]) -> Atom | None:
 
 
 def _month_third(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
-    """early / mid / late February: the 1st-10th, 11th-20th, 21st-last (上旬, 中旬, 下旬), the next such month."""
-    month = _MONTHS[m.group("mon").lower()]
-    year = base.year + (1 if month < base.month else 0)
-    first, last, _ = cal.month_interval(datetime(year, month, 1))  # noqa: DTZ001 - naive local wall clock
+    """early / mid / late February: the 1st-10th, 11th-20th, 21st-last (上旬, 中旬, 下旬), the next such
+    month; mid next month, early this month: that third of the month named relative to the event's."""
+    if "mon" in m.groupdict():
+        month = _MONTHS[m.group("mon").lower()]
+        year = base.year + (1 if month < base.month else 0)
+        first, last, _ = cal.month_interval(datetime(year, month, 1))  # noqa: DTZ001 - naive local wall clock
+    else:
+        first, last, _ = cal.month_interval(base, _shift_word(m.group("mod") or ""))
     third = m.group("third").lower()
     if third == "early":
         return first, first + timedelta(days=10) - cal.ONE_SECOND, "range"
@@ -395,8 +405,12 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
         if nth is not None and m.group("mod").lower() == "the" and nth < cal.day_start(base):
             nth = cal.add_months(nth, 1)  # "the 3rd of the month" said on the 20th: the next one
         return None if nth is None else _day(span, nth)
-    if kind == "third":
+    if kind in ("third", "thirdrel"):
         return _period(span, _month_third(m, base))
+    if kind == "afternext":  # the week after next: two on from this one, as next week is one
+        return _period_atom(m, base, 2)
+    if kind == "wdafternext":
+        return _day(span, cal.weekday_in_week(base, _WEEKDAYS[m.group("wd").lower()], 2))
     if kind == "nth":
         nth = _safe_date(base.year, base.month, int(m.group("d")))
         if nth is not None and nth < cal.day_start(base):

@@ -104,7 +104,7 @@ def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = 
     """
     tz = _zone(timezone)
     base_local = base.astimezone(tz).replace(tzinfo=None)
-    within = find_within(text, base_local)
+    within = find_within(text, base_local, tz)
     found: list[Found] = []
     if mix in ("zh", "mixed") or _CJK.search(text):
         found.extend(f for f in parse_chinese(text, base_local) if _free(f.span, within))
@@ -115,7 +115,7 @@ def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = 
         found.extend(_dateparser_fallback(text, base_local, [f.span for f in within + found]))
     found = mark_deadlines(text, base_local, resolve_tense(text, base_local, found))
     found = within + found
-    found.extend(find_durations(text, base_local, [f.span for f in found]))
+    found.extend(find_durations(text, base_local, [f.span for f in found], tz))
     return tuple(e for f in sorted(found, key=lambda f: f.span) if (e := _representable(f, tz)) is not None)
 
 

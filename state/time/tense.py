@@ -118,6 +118,9 @@ def move(value: datetime, unit: str, steps: int) -> datetime:
 def _move(value: datetime, unit: str, steps: int) -> datetime:
     if unit == "week":
         return value + timedelta(weeks=steps)
+    if unit == "month" and value.day > 28:  # a bare 31号 / the 30th keeps its day: the nearest month that has it
+        day = cal.month_with_day(value, value.day, steps)
+        return day.replace(hour=value.hour, minute=value.minute, second=value.second)
     return cal.add_months(value, steps * (12 if unit == "year" else 1))
 
 
