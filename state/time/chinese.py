@@ -171,7 +171,10 @@ def rewrite(text: str) -> tuple[str, list[tuple[int, int]]]:
 # -- our own rules for forms jionlp misses ------------------------------------------------------
 
 _SHIFT = {"": 0, "这个": 0, "这": 0, "本": 0, "上个": -1, "上": -1, "下个": 1, "下": 1, "下下个": 2, "下下": 2}
+# A year before a numbered month binds to it: 明年一月底 is January of next year, 2031年3月中 that year's.
+_YEAR_WORDS = {"前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "来年": 1, "后年": 2}
 _MONTH_PART = re.compile(
+    rf"(?:(?:(?P<yw>前年|去年|今年|本年|明年|来年|后年)|(?P<y>[0-9]{{4}})年)(?=(?:{_NUMERAL})月))?"
     rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?:月|份)?(?P<part>底|末|初|中)(?!旬)"
 )
 _WEEKEND = re.compile(r"(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)?(?:周末|礼拜末)")
@@ -188,7 +191,8 @@ def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, G
         if not 1 <= month <= 12:
             msg = f"month {month} out of range"
             raise ValueError(msg)
-        months = month - base.month
+        years = _YEAR_WORDS[m.group("yw")] if m.group("yw") else int(m.group("y")) - base.year if m.group("y") else 0
+        months = month - base.month + 12 * years
     else:
         months = _SHIFT[m.group("pre") or ""]
     part = m.group("part")
