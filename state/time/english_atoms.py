@@ -276,6 +276,12 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         ),
         "edge",
     ),
+    (
+        re.compile(
+            rf"\b(?:the )?(?P<edge>end|beginning|start) of (?P<mon>{_MONTH_FULL}|may)\b(?:,? (?P<y>\d{{4}}))?", _F
+        ),
+        "monedge",
+    ),
     (re.compile(r"\b(?P<mod>month|year)-end\b", _F), "mend"),
     (
         re.compile(
@@ -380,6 +386,13 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
         return Atom("period", span, day.replace(hour=18), day.replace(hour=23, minute=59, second=59), "hour")
     if kind == "edge":
         return _edge_atom(m, base)
+    if kind == "monedge":  # the end of July: its last day; the start of May: its first; the next such month
+        month = _MONTHS[m.group("mon").lower()]
+        year = int(m.group("y")) if m.group("y") else base.year + (1 if month < base.month else 0)
+        first = datetime(year, month, 1)  # noqa: DTZ001 - naive local wall clock by design
+        if m.group("edge").lower() == "end":
+            return _period(span, cal.month_end_day(first))
+        return _day(span, first)
     if kind == "mend":
         if m.group("mod").lower() == "month":
             return _period(span, cal.month_end_day(base))

@@ -38,6 +38,8 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]", _F), "week"),
     (re.compile(r"^(?:on )?(?:mon|tues?|wed|thu|fri|sat|sun)[a-z]*\b(?!.*\b(?:next|last|this)\b)", _F), "week"),
     (re.compile(r"^[0-9一二三四五六七八九十]{1,3}[号日]$|^the \d{1,2}(?:st|nd|rd|th)$", _F), "month"),
+    (re.compile(rf"^(?:the )?(?:end|beginning|start) of {_MON}$", _F), "year"),
+    (re.compile(r"^[0-9零〇一二三四五六七八九十]{1,3}月(?:份)?[底末初中](?!旬)"), "year"),
 )
 
 
