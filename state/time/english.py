@@ -16,7 +16,7 @@ the forms they cover, and `state.time.extract` keeps dateparser only as a fallba
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from schemas.memory import Granularity
 from state.time import calendar as cal
@@ -74,13 +74,14 @@ def _combine(first: Atom, second: Atom) -> tuple[datetime, datetime, Granularity
     return None
 
 
-def parse_english(text: str, base: datetime) -> list[Found]:
-    """English time expressions in `text`, from `base` (naive wall clock of the speaker).
+def parse_english(text: str, base: datetime, zone: tzinfo | None = None) -> list[Found]:
+    """English time expressions in `text`, from `base` (naive wall clock of the speaker, in `zone`:
+    "in 3 hours" is elapsed time there, across a clock change too).
 
     >>> [(f.form, f.start.isoformat()) for f in parse_english("call me tomorrow at 3pm", datetime(2026, 3, 4, 10))]
     [('tomorrow at 3pm', '2026-03-05T15:00:00')]
     """
-    atoms = scan_atoms(text, base)
+    atoms = scan_atoms(text, base, zone)
     out: list[Found] = []
     i = 0
     while i < len(atoms):
