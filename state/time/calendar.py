@@ -43,8 +43,9 @@ def day_interval(value: datetime) -> tuple[datetime, datetime, Granularity]:
 
 
 def minute_interval(value: datetime) -> tuple[datetime, datetime, Granularity]:
+    """The minute holding `value`; a wall-clock minute said twice (a clock change back) keeps its `fold`."""
     start = value.replace(second=0, microsecond=0)
-    return start, start + timedelta(minutes=1) - ONE_SECOND, "minute"
+    return start, (start + timedelta(minutes=1) - ONE_SECOND).replace(fold=start.fold), "minute"
 
 
 def week_start(value: datetime, weeks: int = 0) -> datetime:
@@ -160,9 +161,15 @@ def elapsed(value: datetime, unit: str, amount: float, zone: tzinfo | None = Non
     return moved.replace(tzinfo=None)
 
 
-def delta_interval(base: datetime, unit: str, amount: float) -> tuple[datetime, datetime, Granularity]:
-    """The interval a relative offset names: a minute for minutes/hours, a day for days to months, a year for years."""
-    point = shift(base, unit, amount)
+def delta_interval(
+    base: datetime, unit: str, amount: float, zone: tzinfo | None = None
+) -> tuple[datetime, datetime, Granularity]:
+    """The interval a relative offset names: a minute for minutes/hours, a day for days to months, a year for years.
+
+    Minutes and hours are elapsed time in `zone` (`elapsed`): "in 3 hours" across a clock change is
+    three hours on the UTC line, not on the wall clock.
+    """
+    point = elapsed(base, unit, amount, zone)
     if unit in ("minute", "hour"):
         return minute_interval(point)
     if unit == "year":

@@ -20,7 +20,7 @@ import io
 import logging
 import re
 import threading
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any
 
@@ -171,7 +171,10 @@ def rewrite(text: str) -> tuple[str, list[tuple[int, int]]]:
 # -- our own rules for forms jionlp misses ------------------------------------------------------
 
 _SHIFT = {"": 0, "这个": 0, "这": 0, "本": 0, "上个": -1, "上": -1, "下个": 1, "下": 1, "下下个": 2, "下下": 2}
+# A year before a numbered month binds to it: 明年一月底 is January of next year, 2031年3月中 that year's.
+_YEAR_WORDS = {"前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "来年": 1, "后年": 2}
 _MONTH_PART = re.compile(
+    rf"(?:(?:(?P<yw>前年|去年|今年|本年|明年|来年|后年)|(?P<y>[0-9]{{4}})年)(?=(?:{_NUMERAL})月))?"
     rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?:月|份)?(?P<part>底|末|初|中)(?!旬)"
 )
 _WEEKEND = re.compile(r"(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)?(?:周末|礼拜末)")
@@ -188,7 +191,8 @@ def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, G
         if not 1 <= month <= 12:
             msg = f"month {month} out of range"
             raise ValueError(msg)
-        months = month - base.month
+        years = _YEAR_WORDS[m.group("yw")] if m.group("yw") else int(m.group("y")) - base.year if m.group("y") else 0
+        months = month - base.month + 12 * years
     else:
         months = _SHIFT[m.group("pre") or ""]
     part = m.group("part")
@@ -255,7 +259,7 @@ _CLOCK = re.compile(r"[点时:：]")
 _BARE_WEEKDAY = re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]")
 
 
-def _delta(form: str, base: datetime) -> tuple[datetime, datetime, Granularity] | None:
+def _delta(form: str, base: datetime, zone: tzinfo | None = None) -> tuple[datetime, datetime, Granularity] | None:
     m = _DELTA.match(form)
     if m is None:
         return None
@@ -264,7 +268,7 @@ def _delta(form: str, base: datetime) -> tuple[datetime, datetime, Granularity] 
     except ValueError:
         return None
     sign = -1.0 if "前" in m.group("dir") else 1.0
-    return cal.delta_interval(base, _UNITS[m.group("u")], sign * amount)
+    return cal.delta_interval(base, _UNITS[m.group("u")], sign * amount, zone)
 
 
 def _fix(form: str, start: datetime, end: datetime, base: datetime) -> tuple[datetime, datetime]:
@@ -341,11 +345,11 @@ def parse_point(form: str, base: datetime) -> tuple[datetime, datetime] | None:
         return None  # jionlp prints years < 1000 ("9999年内" → '999-01-01') outside ISO 8601: not a time here
 
 
-def _close_open_span(form: str, span: tuple[int, int], base: datetime) -> Found | None:
+def _close_open_span(form: str, span: tuple[int, int], base: datetime, zone: tzinfo | None = None) -> Found | None:
     """下周开始 / 晚上11点以后 / 五分钟之后开始: the instant the open span starts from, without the suffix."""
     stem = form
     while True:
-        delta = _delta(stem, base)
+        delta = _delta(stem, base, zone)
         if delta is not None:
             return Found(stem, (span[0], span[0] + len(stem)), *delta, "jionlp")
         shorter = _OPEN_END.sub("", stem)
@@ -381,8 +385,9 @@ def _parse_jionlp(text: str, base: datetime) -> list[dict[str, Any]]:
     return found
 
 
-def parse_chinese(text: str, base: datetime) -> list[Found]:
-    """Chinese time expressions in `text`, from `base` (naive wall clock of the speaker).
+def parse_chinese(text: str, base: datetime, zone: tzinfo | None = None) -> list[Found]:
+    """Chinese time expressions in `text`, from `base` (naive wall clock of the speaker, in `zone`:
+    三小时后 is elapsed time there, across a clock change too).
 
     >>> found = parse_chinese("月底前把半小时后的会议纪要发我", datetime(2026, 3, 4, 10, 15))
     >>> [(f.form, f.start.isoformat()) for f in found]
@@ -402,7 +407,7 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
         if _PASSED.match(form) and (text[span[1] : span[1] + 1] == "了" or text[: span[0]].endswith(_PASSED_BEFORE)):
             continue  # 已经过去三天了: three days have passed, a length up to now (`find_durations`)
         try:
-            delta = _delta(form, base)
+            delta = _delta(form, base, zone)
         except (ValueError, OverflowError):
             continue  # "9999年后": past the calendar, not a time here
         if delta is not None:
@@ -427,7 +432,7 @@ def parse_chinese(text: str, base: datetime) -> list[Found]:
             continue
         if "inf" in times:
             try:
-                closed = _close_open_span(form, span, base)
+                closed = _close_open_span(form, span, base, zone)
             except (ValueError, OverflowError):
                 continue
             if closed is not None:

@@ -73,9 +73,10 @@ _EN_GATE = re.compile(r"\b(?:min(?:ute)?|hour|hr|day|week|month|year)s?\b", _F)
 _EN_OFFSET_AFTER = re.compile(r"^\s+(?:ago|later|from now|from today|after|before|earlier)\b", _F)
 _ZH_UNITS = {"日": "day", "天": "day", "小时": "hour", "钟头": "hour", "分钟": "minute"}
 _ZH_UNITS |= {"周": "week", "星期": "week", "礼拜": "week", "个月": "month", "年": "year"}
+# "be waiting" (I'll be waiting for 20 minutes, can you be waiting) is ahead, not a wait up to now.
 _PAST_DURATION = re.compile(
     r"(等了|用了|花了|过了|已经|足足|整整|近|最近|过去|了\s*$)"
-    r"|\b(for the (?:past|last)|waited|waiting|been|took|lasted|ago|already)\b",
+    r"|\b(for the (?:past|last)|waited|(?<!\bbe )waiting|been|took|lasted|ago|already)\b",
     _F,
 )
 

@@ -2,9 +2,11 @@
 
 Conventions (documented, replay-stable): `next Tuesday` is the Tuesday of next week, `last
 Tuesday` the Tuesday of last week, `this Tuesday` the one of this week, a bare `Tuesday` the next
-one after today; `end of the month` is its last day; `in two hours` / `two days ago` are offsets
-from the event time; a bare clock hour 1–6 without am/pm means the afternoon; named days (Black
-Friday, Christmas Eve) are the latest before today with `last`, else the next one. Parts of the day
+one after today; `end of the month` is its last day, `the end of July` July's (this year's unless
+July is over); `in two hours` / `two days ago` are offsets from the event time (hours and minutes
+elapsed in the speaker's zone, across a clock change too); a bare clock hour 1–6 without am/pm means
+the afternoon; named days (Black Friday, Christmas Eve) are the latest before today with `last`, else
+the next one. Parts of the day
 follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24; a clock said with
 tonight / last night is on that evening (tonight at 9 = 21:00); "the Monday / week after next" is two
 weeks on; a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock.
@@ -16,7 +18,7 @@ the forms they cover, and `state.time.extract` keeps dateparser only as a fallba
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from schemas.memory import Granularity
 from state.time import calendar as cal
@@ -74,13 +76,14 @@ def _combine(first: Atom, second: Atom) -> tuple[datetime, datetime, Granularity
     return None
 
 
-def parse_english(text: str, base: datetime) -> list[Found]:
-    """English time expressions in `text`, from `base` (naive wall clock of the speaker).
+def parse_english(text: str, base: datetime, zone: tzinfo | None = None) -> list[Found]:
+    """English time expressions in `text`, from `base` (naive wall clock of the speaker, in `zone`:
+    "in 3 hours" is elapsed time there, across a clock change too).
 
     >>> [(f.form, f.start.isoformat()) for f in parse_english("call me tomorrow at 3pm", datetime(2026, 3, 4, 10))]
     [('tomorrow at 3pm', '2026-03-05T15:00:00')]
     """
-    atoms = scan_atoms(text, base)
+    atoms = scan_atoms(text, base, zone)
     out: list[Found] = []
     i = 0
     while i < len(atoms):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from schemas.memory import Granularity
 from state.time import calendar as cal
@@ -221,15 +221,15 @@ def _edge_atom(m: re.Match[str], base: datetime) -> Atom:
     return _day(m.span(), finish if end else start)
 
 
-def _offset_atom(m: re.Match[str], base: datetime, sign: float) -> Atom:
+def _offset_atom(m: re.Match[str], base: datetime, sign: float, zone: tzinfo | None = None) -> Atom:
     amount = word_number(m.group("n"))
     unit, factor = _unit(m.group("u"))
-    start, end, gran = cal.delta_interval(base, unit, sign * amount * factor)
+    start, end, gran = cal.delta_interval(base, unit, sign * amount * factor, zone)
     return Atom("point", m.span(), start, end, gran)
 
 
-def _half_hour_atom(m: re.Match[str], base: datetime, sign: float, minutes: float) -> Atom:
-    start, end, gran = cal.delta_interval(base, "minute", sign * minutes)
+def _half_hour_atom(m: re.Match[str], base: datetime, sign: float, minutes: float, zone: tzinfo | None = None) -> Atom:
+    start, end, gran = cal.delta_interval(base, "minute", sign * minutes, zone)
     return Atom("point", m.span(), start, end, gran)
 
 
@@ -275,6 +275,12 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             _F,
         ),
         "edge",
+    ),
+    (
+        re.compile(
+            rf"\b(?:the )?(?P<edge>end|beginning|start) of (?P<mon>{_MONTH_FULL}|may)\b(?:,? (?P<y>\d{{4}}))?", _F
+        ),
+        "monedge",
     ),
     (re.compile(r"\b(?P<mod>month|year)-end\b", _F), "mend"),
     (
@@ -367,12 +373,12 @@ def _hour_value(word: str) -> int:
     return int(word) if word.isdigit() else _HOUR_WORDS[word.lower()]
 
 
-def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
+def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = None) -> Atom | None:
     span = m.span()
     if kind in ("h90+", "h30+", "h30-"):
-        return _half_hour_atom(m, base, -1.0 if kind.endswith("-") else 1.0, 90.0 if kind == "h90+" else 30.0)
+        return _half_hour_atom(m, base, -1.0 if kind.endswith("-") else 1.0, 90.0 if kind == "h90+" else 30.0, zone)
     if kind in ("off+", "off-"):
-        return _offset_atom(m, base, -1.0 if kind == "off-" else 1.0)
+        return _offset_atom(m, base, -1.0 if kind == "off-" else 1.0, zone)
     if kind.startswith("d") and kind[1] in "+-":
         return _day(span, base + timedelta(days=int(kind[1:])))
     if kind in ("tonight", "lastnight"):
@@ -380,6 +386,13 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
         return Atom("period", span, day.replace(hour=18), day.replace(hour=23, minute=59, second=59), "hour")
     if kind == "edge":
         return _edge_atom(m, base)
+    if kind == "monedge":  # the end of July: its last day; the start of May: its first; the next such month
+        month = _MONTHS[m.group("mon").lower()]
+        year = int(m.group("y")) if m.group("y") else base.year + (1 if month < base.month else 0)
+        first = datetime(year, month, 1)  # noqa: DTZ001 - naive local wall clock by design
+        if m.group("edge").lower() == "end":
+            return _period(span, cal.month_end_day(first))
+        return _day(span, first)
     if kind == "mend":
         if m.group("mod").lower() == "month":
             return _period(span, cal.month_end_day(base))
@@ -452,7 +465,8 @@ def _atom(kind: str, m: re.Match[str], base: datetime) -> Atom | None:
     return _clock_atom(span, int(m.group("h")), 0, None) if kind == "barehour" else None
 
 
-def scan_atoms(text: str, base: datetime) -> list[Atom]:
+def scan_atoms(text: str, base: datetime, zone: tzinfo | None = None) -> list[Atom]:
+    """The atoms of `text` from `base` (naive wall clock in `zone`; hour and minute offsets are elapsed time there)."""
     taken: list[tuple[int, int]] = []
     atoms: list[Atom] = []
     for pattern, kind in _RULES:
@@ -461,7 +475,7 @@ def scan_atoms(text: str, base: datetime) -> list[Atom]:
             if any(a < y and x < b for x, y in taken):
                 continue
             try:
-                atom = _atom(kind, m, base)
+                atom = _atom(kind, m, base, zone)
             except (ValueError, OverflowError):
                 continue  # "in 9999 years": past the calendar, not a time here
             if atom is not None:

@@ -107,9 +107,9 @@ def normalise_times(text: str, base: datetime, mix: LangMix, *, timezone: str = 
     within = find_within(text, base_local, tz)
     found: list[Found] = []
     if mix in ("zh", "mixed") or _CJK.search(text):
-        found.extend(f for f in parse_chinese(text, base_local) if _free(f.span, within))
+        found.extend(f for f in parse_chinese(text, base_local, tz) if _free(f.span, within))
     if mix in ("en", "mixed", "other") or _LATIN.search(text):
-        for expr in parse_english(text, base_local):
+        for expr in parse_english(text, base_local, tz):
             if _free(expr.span, within + found):
                 found.append(expr)
         found.extend(_dateparser_fallback(text, base_local, [f.span for f in within + found]))

@@ -26,6 +26,9 @@ Tense = Literal["past", "future"]
 _F = re.IGNORECASE
 _CLAUSE_END = re.compile(r"[，。；！？,;!?]|\.(?:\s|$)")
 _SENTENCE_END = re.compile(r"[。！？!?]|\.(?:\s|$)")
+# A request after the expression opens a sentence of its own in unpunctuated speech ("I got charged twice
+# on the 1st can you check"): the request is about now and says nothing of the date's side of the event.
+_REQUEST_AFTER = re.compile(r"\b(?:can|could|would|will) (?:you|u)\b|\b(?:please|pls)\b", _F)
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _MON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 # (pattern over the expression's form, the unit an ambiguous reading moves by)
@@ -35,6 +38,8 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\d{1,2}/\d{1,2}$"), "year"),
     (re.compile(rf"^in {_MON}$", _F), "year"),
     (re.compile(rf"^(?:early|mid|late|the middle of)[- ]{_MON}$", _F), "year"),
+    (re.compile(rf"^(?:the )?(?:end|beginning|start) of {_MON}$", _F), "year"),
+    (re.compile(r"^[0-9零〇一二三四五六七八九十]{1,3}月(?:份)?[底末初中](?!旬)"), "year"),
     (re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]", _F), "week"),
     (re.compile(r"^(?:on )?(?:mon|tues?|wed|thu|fri|sat|sun)[a-z]*\b(?!.*\b(?:next|last|this)\b)", _F), "week"),
     (re.compile(r"^[0-9一二三四五六七八九十]{1,3}[号日]$|^the \d{1,2}(?:st|nd|rd|th)$", _F), "month"),
@@ -63,7 +68,9 @@ def default_cues() -> TenseCues:
 def _clause(text: str, span: tuple[int, int], ends: re.Pattern[str] = _CLAUSE_END) -> tuple[int, int]:
     starts = [m.end() for m in ends.finditer(text, 0, span[0])]
     end = ends.search(text, span[1])
-    return (starts[-1] if starts else 0), (end.start() if end else len(text))
+    hi = end.start() if end else len(text)
+    request = _REQUEST_AFTER.search(text, span[1], hi)
+    return (starts[-1] if starts else 0), (request.start() if request else hi)
 
 
 def _nearest(pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[int, int]) -> int | None:
