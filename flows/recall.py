@@ -52,6 +52,8 @@ from state.recall.periods import named_days, past_periods
 from state.recall.query import analyse_query, strip_names
 from state.recall.resolution import (
     ResolutionLexicon,
+    asks_earlier,
+    asks_latest,
     asks_open,
     asks_outcome,
     asks_status,
@@ -184,7 +186,9 @@ class RecallService:
         waiting = asks_still_waiting(request.query_text, resolution)
         outcome = asks_outcome(request.query_text, resolution)
         status = asks_status(request.query_text, resolution)
-        still_open = (waiting or asks_open(request.query_text, resolution)) and not outcome
+        still_open = asks_open(request.query_text, resolution)
+        latest = asks_latest(request.query_text, resolution)
+        earlier = asks_earlier(request.query_text, resolution)
         abstain = tables.abstain_for(self._embedder.name)
         scale = abstain.cosine_scale(HAN.search(request.query_text) is not None)
         days = named_days(request.query_text, request.ts, request.times)
@@ -207,6 +211,8 @@ class RecallService:
             asks_status=status,
             asks_open=still_open,
             asks_outcome=outcome,
+            asks_latest=latest,
+            repeat_reports=resolution.repeat_reports if earlier else (),
             cosine_scale=scale,
             time_ranges=periods,
             about_ranges=days,

@@ -82,6 +82,33 @@ def says_unnegated(text: str, phrases: Sequence[str]) -> bool:
     return any(_NEGATED.search(lowered[max(0, m.start() - 12) : m.start()]) is None for m in matcher.finditer(lowered))
 
 
+# What is still to come takes a "done" phrase back too: "等修好了", "once it's fixed", "I'll get it replaced".
+# Read over the dozen characters before the phrase (within its clause), as the negation is.
+_PROSPECTIVE = re.compile(
+    r"(?:会|将|要|等|如果|一旦|(?<!\w)(?:will|going to|gonna|to be|to get|get it|can|could|should|would|once|when|if)"
+    r"|'ll)[^.,;!?。，；！？]{0,12}$"
+)
+
+
+def says_done(text: str, phrases: Sequence[str]) -> bool:
+    """`says_unnegated`, and the phrase is not said of what is still to come.
+
+    >>> says_done("餐厅confirm了，已经帮你留好", ["已经"]), says_done("I'll get it replaced", ["replaced"])
+    (True, False)
+    >>> says_done("The plumber replaced the valve", ["replaced"]), says_done("等修好了就通知您", ["修好了"])
+    (True, False)
+    """
+    matcher = _matcher(tuple(phrases))
+    if matcher is None:
+        return False
+    lowered = text.lower()
+    for m in matcher.finditer(lowered):
+        before = lowered[max(0, m.start() - 12) : m.start()]
+        if _NEGATED.search(before) is None and _PROSPECTIVE.search(before) is None:
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=64)
 def _matcher(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
     """One compiled alternation per phrase list (the lexicon's lists are few and hot-reloaded whole)."""

@@ -40,7 +40,7 @@ import yaml
 
 from schemas.errors import ConfigurationError
 from state.core.hotfile import HotFile
-from state.recall.focus import says, says_unnegated
+from state.recall.focus import says, says_done, says_unnegated
 from state.recall.lexical import tokenize
 from state.units.promise import is_agent_promise, payload_deadline
 
@@ -57,6 +57,12 @@ class ResolutionLexicon:
     outcome_questions: tuple[str, ...]
     issue_types: frozenset[str]
     reopen_min_overlap: int
+    fulfilments: tuple[str, ...] = ()
+    fulfil_min_overlap: int = 1
+    done_questions: tuple[str, ...] = ()
+    progress_steps: tuple[str, ...] = ()
+    earlier_questions: tuple[str, ...] = ()
+    repeat_reports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +106,11 @@ def load_resolution(path: Path = DEFAULT_RESOLUTION) -> ResolutionLexicon:
         raise ConfigurationError("resolution lexicon: issue_types must be a non-empty list")
     try:
         overlap = int(doc["reopen_min_overlap"])
+        fulfil_overlap = int(doc["fulfil_min_overlap"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigurationError("resolution lexicon: reopen_min_overlap (an integer) is required") from exc
+        raise ConfigurationError(
+            "resolution lexicon: reopen_min_overlap and fulfil_min_overlap (integers) are required"
+        ) from exc
     return ResolutionLexicon(
         confirmations=_phrases(doc, "confirmations"),
         completions=_phrases(doc, "completions"),
@@ -110,6 +119,12 @@ def load_resolution(path: Path = DEFAULT_RESOLUTION) -> ResolutionLexicon:
         outcome_questions=_phrases(doc, "outcome_questions"),
         issue_types=frozenset(str(t) for t in types),
         reopen_min_overlap=overlap,
+        fulfilments=_phrases(doc, "fulfilments"),
+        done_questions=_phrases(doc, "done_questions"),
+        progress_steps=_phrases(doc, "progress_steps"),
+        earlier_questions=_phrases(doc, "earlier_questions"),
+        repeat_reports=_phrases(doc, "repeat_reports"),
+        fulfil_min_overlap=fulfil_overlap,
     )
 
 
@@ -163,7 +178,11 @@ def asks_status(text: str, lexicon: ResolutionLexicon) -> bool:
     (True, False)
     """
     lowered = text.lower()
-    return asks_still_waiting(text, lexicon) or any(p in lowered for p in lexicon.status_questions)
+    return (
+        asks_still_waiting(text, lexicon)
+        or any(p in lowered for p in lexicon.status_questions)
+        or any(p in lowered for p in lexicon.done_questions)
+    )
 
 
 def asks_outcome(text: str, lexicon: ResolutionLexicon) -> bool:
@@ -180,14 +199,43 @@ def asks_outcome(text: str, lexicon: ResolutionLexicon) -> bool:
 
 def asks_open(text: str, lexicon: ResolutionLexicon) -> bool:
     """A question about what is still open (a status or still-waiting question that does not ask
-    how a matter ended): settled issues are not its answer.
+    how a matter ended, nor only whether a thing was done): settled issues are not its answer.
 
     >>> asks_open("which of my tickets is still open?", load_resolution())
     True
-    >>> asks_open("冰箱那个后来怎么样了", load_resolution())
-    False
+    >>> asks_open("冰箱那个后来怎么样了", load_resolution()), asks_open("那个粮现在什么情况了", load_resolution())
+    (False, False)
     """
-    return asks_status(text, lexicon) and not asks_outcome(text, lexicon)
+    lowered = text.lower()
+    asked = asks_still_waiting(text, lexicon) or any(p in lowered for p in lexicon.status_questions)
+    return asked and not asks_outcome(text, lexicon)
+
+
+def asks_latest(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A question whether a thing was done at all ("餐厅那边答应了没", "现在什么情况了", "did you actually
+    pause my plan?"), neither about what is still open nor about how a matter ended: a settled
+    thread is answered by its end, the turn that settled it.
+
+    >>> asks_latest("之前说到货通知我的那个粮，现在什么情况了", load_resolution())
+    True
+    >>> asks_latest("那个还没处理好的退款呢", load_resolution()), asks_latest("后来怎么样了", load_resolution())
+    (False, False)
+    """
+    lowered = text.lower()
+    done = any(p in lowered for p in lexicon.done_questions)
+    return done and not asks_open(text, lexicon) and not asks_outcome(text, lexicon)
+
+
+def asks_earlier(text: str, lexicon: ResolutionLexicon) -> bool:
+    """A question about an earlier episode of a problem ("上回卡纸那次你们动了哪个零件", "what did you tell me
+    last time?"), not a still-waiting one: when the problem came back, its later episode defers.
+
+    >>> asks_earlier("上回充不上电 你们是怎么处理的?", load_resolution())
+    True
+    >>> asks_earlier("上次说好的补偿到现在还没收到", load_resolution()), asks_earlier("怎么处理的", load_resolution())
+    (False, False)
+    """
+    return says(text, lexicon.earlier_questions) and not asks_still_waiting(text, lexicon)
 
 
 def _is_issue(p: Mapping[str, Any], lexicon: ResolutionLexicon) -> bool:
@@ -219,6 +267,7 @@ class IssueMark:
     tokens: frozenset[str]
     confirms: bool  # a customer's confirmation: settles the open issue it answers
     completes: bool  # an agent's confirmation or completion: settles the session's latest request
+    fulfils: bool  # an agent's report that something is done: keeps the earlier promise it answers
     issue: bool  # a customer's complaint or request (may reopen a settled one)
     request: bool
     promise: bool  # an agent's promise (not also an issue)
@@ -233,8 +282,15 @@ def issue_mark(payload: Mapping[str, Any], lexicon: ResolutionLexicon, stopwords
     confirms = role == "customer" and confirmed
     completes = not confirms and role == "agent" and (confirmed or any(c in text.lower() for c in lexicon.completions))
     issue = not confirms and _is_issue(payload, lexicon) and role != "agent"
+    lowered = text.lower()
+    fulfils = (
+        role == "agent"
+        and not any(q in lowered for q in _ASKED)
+        and not any(step in lowered for step in lexicon.progress_steps)
+        and says_done(lowered, lexicon.fulfilments)
+    )
     promise = not confirms and not issue and is_agent_promise(payload)
-    if not (confirms or completes or issue or promise):
+    if not (confirms or completes or fulfils or issue or promise):
         return None
     due = payload_deadline(payload) if promise else None
     return IssueMark(
@@ -244,6 +300,7 @@ def issue_mark(payload: Mapping[str, Any], lexicon: ResolutionLexicon, stopwords
         tokens=frozenset(tokenize(text, stopwords)),
         confirms=confirms,
         completes=completes,
+        fulfils=fulfils,
         issue=issue,
         request=str(payload.get("unit_type")) == "action_request",
         promise=promise,
@@ -268,11 +325,11 @@ def issue_views(
         mark = issue_mark(payloads[i], lexicon, stopwords)
         if mark is not None:
             marked.append((ids[i], mark))
-    return settle_marks(marked, t_now, lexicon.reopen_min_overlap)
+    return settle_marks(marked, t_now, lexicon.reopen_min_overlap, lexicon.fulfil_min_overlap)
 
 
 def settle_marks(
-    marked: Iterable[tuple[str, IssueMark]], t_now: float, reopen_min_overlap: int
+    marked: Iterable[tuple[str, IssueMark]], t_now: float, reopen_min_overlap: int, fulfil_min_overlap: int = 1
 ) -> dict[str, IssueView]:
     """The pass itself, over the marked memories of a timeline in (ts, unit_index) order, said by `t_now`."""
     tracked: list[_Open] = []
@@ -286,12 +343,16 @@ def settle_marks(
             asked = [o for o in tracked if o.request and o.session == m.session and o.resolved_at is None]
             if asked:
                 asked[-1].resolved_at, asked[-1].settled_by = m.ts, mid
+        # A report that keeps an earlier promise is the end of that thread, not a new promise of its own
+        # ("餐厅confirm了，window seat已经帮你留好，蛋糕会在上甜品时端出来" carries a future marker too);
+        # one that keeps none ("已经加急了，师傅上门前会先给您打电话", in the promise's own session) stays a promise.
+        kept = m.fulfils and _fulfil(tracked, m, mid, fulfil_min_overlap)
         if m.issue:
             for item in tracked:
                 if item.resolved_at is not None and len(item.tokens & m.tokens) >= reopen_min_overlap:
                     item.resolved_at, item.settled_by, item.reopened = None, None, True
             tracked.append(_Open(mid, m.session, m.ts, m.tokens, promise=False, deadline=None, request=m.request))
-        elif m.promise:
+        elif m.promise and not kept:
             tracked.append(_Open(mid, m.session, m.ts, m.tokens, promise=True, deadline=m.deadline))
     for item in tracked:
         settled = item.resolved_at is not None
@@ -305,6 +366,36 @@ def settle_marks(
             promise=item.promise,
         )
     return out
+
+
+def _content(tokens: frozenset[str]) -> frozenset[str]:
+    """The tokens that say what a turn is about: words and CJK pairs, not single characters
+    (two Chinese turns share 您, 了 and 的 whatever they are about)."""
+    return frozenset(t for t in tokens if len(t) > 1)
+
+
+def _fulfil(tracked: list[_Open], m: IssueMark, by: str, min_overlap: int) -> bool:
+    """An agent's report in a later session ("皇家幼猫粮今天到货了，已经给您留了两袋", "Good news, the
+    depot agreed: …", "the refund for order 20418 was processed") keeps the open promise, or settles
+    the open issue, of an earlier session it shares most words with (at least `min_overlap` words
+    or CJK pairs; ties: a promise, then the most recent), and with it the other open issues and
+    promises of that session, as a customer's confirmation settles its issue's thread. Whether it
+    settled one."""
+    mine = _content(m.tokens)
+    earlier = [
+        (len(_content(o.tokens) & mine), o)
+        for o in tracked
+        if o.resolved_at is None and o.session != m.session and o.ts < m.ts
+    ]
+    best = max(earlier, key=lambda x: (x[0], x[1].promise, x[1].ts), default=None)
+    if best is None or best[0] < min_overlap:
+        return False
+    target = best[1]
+    target.resolved_at, target.settled_by = m.ts, by
+    for o in tracked:
+        if o.resolved_at is None and o.session == target.session:
+            o.resolved_at, o.settled_by = m.ts, by
+    return True
 
 
 def _settle(tracked: list[_Open], tokens: frozenset[str], ts: float, by: str) -> None:

@@ -49,7 +49,7 @@ import numpy.typing as npt
 from state.recall.candidates import CandidateBatch as CandidateBatch  # re-exported
 from state.recall.candidates import candidate_batch as candidate_batch
 from state.recall.config import RecallTables
-from state.recall.focus import Focus, link_directions, said_by_customer
+from state.recall.focus import Focus, link_directions, said_by_customer, says
 from state.recall.lexical import bm25_share, tokenize
 from state.recall.query import QueryAnalysis
 from state.recall.versions import apply_versions
@@ -282,6 +282,17 @@ def _settled(
     return out
 
 
+def _later_episodes(batch: CandidateBatch, repeat_reports: Sequence[str]) -> B:
+    """The turns of a problem's later episodes: a customer turn reporting it again ("又卡纸了！跟上次一模一样",
+    "scratching like crazy again") and the turns after it in its session."""
+    customer = said_by_customer(batch.payloads)
+    later = np.zeros(len(batch), dtype=bool)
+    for i in np.flatnonzero(customer):
+        if says(batch.lowered[i], repeat_reports):
+            later |= (batch.session == batch.session[i]) & (batch.ts >= batch.ts[i])
+    return later
+
+
 def _time_match(ts: F, ranges: Sequence[tuple[float, float]]) -> F:
     """1 for a memory said inside one of the periods, exp(-days outside) near one, 0 without periods."""
     if not ranges or ts.size == 0:
@@ -338,6 +349,8 @@ def score_pool(
     asks_status: bool = False,
     asks_open: bool = False,
     asks_outcome: bool = False,
+    asks_latest: bool = False,
+    repeat_reports: Sequence[str] = (),
     cosine_scale: tuple[float, float] = (0.0, 1.0),
     time_ranges: Sequence[tuple[float, float]] = (),
     about_ranges: Sequence[tuple[float, float]] = (),
@@ -350,6 +363,12 @@ def score_pool(
     `settled_pending` of their relevance;
     `asks_outcome`: it asks how a matter ended: the turn that settled an issue inherits the
     issue's relevance (as an answer its question), the issue and its thread keep `asking` of theirs;
+    `asks_latest`: a status question asking neither what is still open nor how a matter ended
+    ("现在什么情况了"): a settled thread is read as for `asks_outcome` (its settler answers), but what
+    is still open keeps all of its relevance;
+    `repeat_reports`: given when the question asks about an earlier episode of a problem ("上回…那次",
+    "last time"): the phrases of a customer turn reporting it again; that later episode (the report and
+    what follows it in its session) keeps `settled_pending` of its relevance;
     `time_ranges`: the past periods the question names ("上周五", "last Monday"), epoch seconds:
     memories said then count (`time_match`, 1 inside, decaying over a day outside);
     `about_ranges`: the periods of at most a week the question names, past or not ("today", "明天"):
@@ -429,11 +448,20 @@ def score_pool(
     )
     owned = (batch.resolution != _NOT_AN_ISSUE) * content * 1.0 if refers_back and n else np.zeros(n)
     absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
-    if asks_outcome and batch.settled_by is not None and n:
+    follow = asks_outcome or asks_latest  # the end of a settled thread answers
+    if follow and batch.settled_by is not None and n:
         # The turn that settled an issue answers "how did it end" as far as the issue matches it.
         settled = batch.settled_by >= 0
         np.maximum.at(absolute, batch.settled_by[settled], absolute[settled])
     promise = batch.commitment if asks_promise else np.zeros(n)
+    if follow and asks_promise and batch.settled_by is not None and n:
+        # "答应了没", "did you ever send it": a kept promise is answered by the turn that kept it, which
+        # takes the promise's part of the score; the promise itself is no longer what is owed.
+        settled = batch.settled_by >= 0
+        kept = promise.copy()
+        np.maximum.at(kept, batch.settled_by[settled], promise[settled])
+        kept[settled] = 0.0
+        promise = kept
 
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
@@ -447,13 +475,20 @@ def score_pool(
     in_context = np.maximum.reduce([own, share_prev * prev, share_next * nxt]) * content
     if query.focus == "current" and not still_waiting:
         in_context = _newer_versions(batch, in_context, rw.neighbour_prev, rw.asking, rw.version_min_overlap)
-    if batch.settled_by is not None and (asks_open or asks_outcome):
-        settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if asks_open else batch.settled_by
-        in_context = _settled(in_context, settled_by, asks_outcome, rw.neighbour_prev, rw.asking, rw.settled_pending)
+    if batch.settled_by is not None and (asks_open or follow):
+        # The agent's replies to a settled issue are part of its thread: for a question about what is
+        # open they defer with it; for one about how it ended (or whether it was done) the settler
+        # inherits their relevance too ("I've approved a full refund…" answers the complaint, "the
+        # refund … was processed" ends it).
+        replies_too = asks_open or asks_latest
+        settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if replies_too else batch.settled_by
+        in_context = _settled(in_context, settled_by, follow, rw.neighbour_prev, rw.asking, rw.settled_pending)
     if asks_outcome and batch.settled_by is not None and (batch.settled_by >= 0).any():
         # How a matter ended asks about one that did end: an issue or promise still open keeps
         # `settled_pending` of its relevance, as a settled one does for a question about what is open.
         in_context = np.where(batch.resolution == 0, rw.settled_pending * in_context, in_context)
+    if repeat_reports and n and not asks_promise:
+        in_context = np.where(_later_episodes(batch, repeat_reports), rw.settled_pending * in_context, in_context)
     relevance = (
         in_context
         + (rw.person * person + rw.entity * entity) * content

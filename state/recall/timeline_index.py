@@ -347,7 +347,7 @@ class IndexedTimeline:
         marks = self._index.marks(self._gen, lexicon, self._terms.stopwords, self._n)
         in_view = [(rows[i].mid, m) for i, m in marks if said[i]]
         in_view.sort(key=lambda x: (x[1].ts, x[1].unit_index, x[0]))
-        return settle_marks(in_view, now.timestamp(), lexicon.reopen_min_overlap)
+        return settle_marks(in_view, now.timestamp(), lexicon.reopen_min_overlap, lexicon.fulfil_min_overlap)
 
 
 class TimelineIndex:

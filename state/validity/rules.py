@@ -113,6 +113,7 @@ class ValidityLexicon:
     from_after: CueSet
     to_before: CueSet
     to_after: CueSet
+    done_reports: CueSet
 
 
 def parse_lexicon(raw: Any) -> ValidityLexicon:
@@ -133,6 +134,7 @@ def parse_lexicon(raw: Any) -> ValidityLexicon:
         from_after=CueSet.of(fc.get("after")),
         to_before=CueSet.of(tc.get("before")),
         to_after=CueSet.of(tc.get("after")),
+        done_reports=CueSet.of((raw.get("done_reports") or {}).get("cues")),
     )
 
 
@@ -319,15 +321,16 @@ class ValidityData:
         does not stop being true at noon, it becomes overdue (recall reads the deadline from `times`).
         A question, complaint or request whose only transient cue is a word for "now" is not a
         volatile fact: "现在能到账了吗" does not expire with "现在" the way "东莞仓目前停电，发货会延迟吗"
-        does (停电 is a fact about the warehouse, whoever asks).
+        does (停电 is a fact about the warehouse, whoever asks). Nor is a report of something done
+        ("the refund was processed today", "今天已经给您退款了"): the event stays true after the day.
         """
         lex = self.lexicon.get()
         validity = assign_validity(unit.text, unit.times, unit.ts, lex, self.calendar.get())
         if validity.effective_to is None or validity.validity_type == "periodic":
             return unit.model_copy(update={"validity": validity})
-        asked = (
-            validity.validity_type == "transient" and unit.unit_type in _ASKING and not _volatile_fact(unit.text, lex)
-        )
-        if asked or is_agent_promise(unit.model_dump()):
+        now_only = validity.validity_type == "transient" and not _volatile_fact(unit.text, lex)
+        asked = now_only and unit.unit_type in _ASKING
+        told = now_only and lex.done_reports.find(unit.text) is not None
+        if asked or told or is_agent_promise(unit.model_dump()):
             validity = validity.model_copy(update={"effective_to": None, "validity_type": "permanent"})
         return unit.model_copy(update={"validity": validity})

@@ -11,6 +11,8 @@ import pytest
 from schemas.errors import ConfigurationError
 from schemas.memory import TimeExpression
 from state.recall.resolution import (
+    asks_earlier,
+    asks_latest,
     asks_open,
     asks_outcome,
     asks_status,
@@ -81,6 +83,66 @@ def test_an_agents_done_settles_the_open_request_of_its_session() -> None:
     ask = unit("帮我预约下周三下午的保洁服务", n=1, unit_type="action_request")
     done = unit("已为您预约6月4日下午2点的保洁。", n=2, speaker_role="agent")
     assert _views([ask, done])[ask.memory_id].status == "resolved"
+
+
+def _promise(text: str, n: int, session: str, **fields: Any) -> Any:
+    role = {"speaker_role": "agent", "unit_type": "commitment", "commitment_strength": 0.7}
+    return unit(text, n=n, session=session, **role, **fields)
+
+
+def test_an_agents_report_in_a_later_session_keeps_the_promise_it_answers() -> None:
+    ask = unit("你们家有没有皇家的幼猫粮 2kg那种", n=1, session="s1", unit_type="action_request")
+    promise = _promise("这个暂时断货了，下周到货，到了我第一时间通知您，帮您留两袋", 2, "s1")
+    other = _promise("猫砂盆的新盖子明天发出", 3, "s1b", ts=T0 + timedelta(days=1))
+    report = unit(
+        "刘先生您好，皇家幼猫粮今天到货了，已经给您单独留了两袋放前台",
+        n=4,
+        session="s2",
+        speaker_role="agent",
+        ts=T0 + timedelta(days=6),
+    )
+    views = _views([ask, promise, other, report])
+    assert views[promise.memory_id].status == "resolved"
+    assert views[promise.memory_id].settled_by == report.memory_id
+    assert views[ask.memory_id].status == "resolved"  # the thread of the promise's session goes with it
+    assert views[other.memory_id].status == "pending"  # it shares no word with the report
+    assert report.memory_id not in views  # a report that kept a promise is no open promise itself
+
+
+def test_a_report_can_settle_an_issue_when_no_promise_matches() -> None:
+    complaint = unit("The blender cracked the first time I used it, order 20418", n=1, unit_type="complaint")
+    report = unit(
+        "Quick update: the refund for order 20418 was processed today",
+        n=2,
+        session="s2",
+        speaker_role="agent",
+        ts=T0 + timedelta(days=5),
+    )
+    assert _views([complaint, report])[complaint.memory_id].settled_by == report.memory_id
+
+
+def test_a_step_on_the_way_a_future_or_the_same_session_keeps_nothing() -> None:
+    promise = _promise("I'll ask the depot whether they can keep the envelope longer", 1, "s1")
+    later = T0 + timedelta(days=2)
+    for text in (
+        "I've escalated the depot envelope question to our team",  # a step on the way
+        "Once the depot agrees I'll have it fixed",  # still to come
+        "Has the depot replaced the envelope?",  # a question
+    ):
+        report = unit(text, n=2, session="s2", speaker_role="agent", ts=later)
+        assert _views([promise, report])[promise.memory_id].status == "pending", text
+    same = unit("已经加急了，师傅上门前会先给您打电话", n=3, session="s1", speaker_role="agent", unit_type="commitment")
+    views = _views([promise, same])
+    assert views[same.memory_id].promise  # it kept nothing, so it stays a promise of its own
+
+
+def test_which_end_of_a_thread_the_question_wants() -> None:
+    assert asks_latest("靠窗那个要求 餐厅那边答应了没?", LEX)
+    assert asks_latest("did you guys actually pause my plan while I was away?", LEX)
+    assert not asks_latest("手机卡的问题解决了吗", LEX)  # a status question keeps its reading of what is open
+    assert asks_open("手机卡的问题解决了吗", LEX)
+    assert asks_earlier("what did you tell me to do last time his belly flared up?", LEX)
+    assert not asks_earlier("上次说好的补偿到现在还没收到", LEX)
 
 
 def test_what_the_question_asks_for() -> None:

@@ -652,3 +652,47 @@ def test_a_memory_out_of_validity_still_answers_for_the_time_it_was_said_or_its_
     q = analyse_query("where is SF1173398855?", TABLES)
     s = score_pool(q, _batch(units), TABLES, NOW)
     assert s.eligible.tolist() == [False, True]  # the identifier it holds
+
+
+def test_a_question_whether_a_promise_was_kept_ranks_the_turn_that_kept_it() -> None:
+    units = [
+        unit("我帮你跟餐厅确认一下，有消息告诉你", n=1, session="s1", speaker_role="agent", commitment_strength=0.7),
+        unit("餐厅confirm了，靠窗位已经帮你留好", n=2, session="s2", speaker_role="agent", ts=NOW - timedelta(days=5)),
+    ]
+    ids = [u.memory_id for u in units]
+    views = {
+        ids[0]: IssueView(
+            status="resolved",
+            resolved_at=(T0 + timedelta(days=2)).timestamp(),
+            overdue=False,
+            reopened=False,
+            settled_by=ids[1],
+            promise=True,
+        )
+    }
+    payloads = [u.model_dump(mode="json") for u in units]
+    batch = candidate_batch(ids, payloads, [0.86, 0.80], TABLES.stopwords, issues=views)
+    q = analyse_query("靠窗那个 你们答应了没?", TABLES)
+    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert top_indices(plain, 1) == [0]
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, asks_latest=True)
+    assert top_indices(s, 1) == [1]
+    # the kept promise's part of the score goes to the turn that kept it
+    assert s.promise[0] == 0.0
+    assert s.promise[1] > 0
+
+
+def test_a_question_about_an_earlier_episode_defers_the_later_one() -> None:
+    units = [
+        unit("打印机老是卡纸", n=1, session="s1", unit_type="complaint"),
+        unit("工程师看过了，给您换了搓纸轮", n=2, session="s1", speaker_role="agent"),
+        unit("又卡纸了！跟上次一模一样", n=3, session="s2", ts=T0 + timedelta(days=3)),
+        unit("好的，我再派工程师过去", n=4, session="s2", speaker_role="agent", ts=T0 + timedelta(days=3, minutes=1)),
+    ]
+    batch = _batch(units, [0.82, 0.83, 0.86, 0.87])
+    q = analyse_query("上回卡纸那次 你们工程师动了哪个零件？", TABLES)
+    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(plain, 1, turn=batch.turn)[0] in (2, 3)
+    reports = ("又", "again")
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), repeat_reports=reports)
+    assert top_indices(s, 1, turn=batch.turn) == [1]

@@ -30,3 +30,14 @@ def test_asking_about_now_does_not_expire_but_a_reported_outage_does() -> None:
     outage = unit("东莞仓目前停电，发货会延迟吗", n=2, unit_type="question")
     assert DATA.tag(asked).validity.effective_to is None
     assert DATA.tag(outage).validity.validity_type == "transient"
+
+
+def test_a_report_of_something_done_today_does_not_expire_with_the_day() -> None:
+    done = unit("Quick update: the refund for order 20418 was processed today", n=1, speaker_role="agent")
+    assert DATA.tag(done).validity.effective_to is None
+    zh = unit("今天已经给您退款了，请注意查收", n=2, speaker_role="agent")
+    assert DATA.tag(zh).validity.effective_to is None
+    state = unit("今天系统正在升级", n=3, speaker_role="agent")  # no event: a state of today
+    assert DATA.tag(state).validity.effective_to is not None
+    stock = unit("今天已经断货了", n=4, speaker_role="agent")  # a volatile fact beside the done word
+    assert DATA.tag(stock).validity.effective_to is not None
