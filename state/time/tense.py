@@ -13,7 +13,7 @@ words are data (`state/time/resources/time_cues.yaml`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal
@@ -50,6 +50,8 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
 class TenseCues:
     past: dict[str, re.Pattern[str]]
     future: dict[str, re.Pattern[str]]
+    # A past cue whose clause text before it ends with one of these is no past ("needs it renewed").
+    past_void: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
 
 def parse_tense_cues(raw: Any) -> TenseCues:
@@ -57,6 +59,7 @@ def parse_tense_cues(raw: Any) -> TenseCues:
     return TenseCues(
         past={lang: re.compile(str(p), _F) for lang, p in section["past"].items()},
         future={lang: re.compile(str(p), _F) for lang, p in section["future"].items()},
+        past_void={lang: re.compile(str(p), _F) for lang, p in (section.get("past_void") or {}).items()},
     )
 
 
@@ -73,11 +76,16 @@ def _clause(text: str, span: tuple[int, int], ends: re.Pattern[str] = _CLAUSE_EN
     return (starts[-1] if starts else 0), (request.start() if request else hi)
 
 
-def _nearest(pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[int, int]) -> int | None:
-    """Distance from the expression to the nearest cue of `pattern` in text[lo:hi] outside it."""
+def _nearest(
+    pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[int, int], void: re.Pattern[str] | None = None
+) -> int | None:
+    """Distance from the expression to the nearest cue of `pattern` in text[lo:hi] outside it (a cue
+    whose clause text before it `void` matches does not count)."""
     best: int | None = None
     for m in pattern.finditer(text, lo, hi):
         if m.start() < span[1] and span[0] < m.end():
+            continue
+        if void is not None and void.search(text, lo, m.start()):
             continue
         gap = span[0] - m.end() if m.end() <= span[0] else m.start() - span[1]
         best = gap if best is None else min(best, gap)
@@ -100,7 +108,10 @@ def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None
         lo, hi = _clause(text, span, ends)
         gaps: dict[Tense, int] = {}
         for tense, table in (("past", cues.past), ("future", cues.future)):
-            found = [g for p in table.values() if (g := _nearest(p, text, lo, hi, span)) is not None]
+            voids = cues.past_void if tense == "past" else {}
+            found = [
+                g for lang, p in table.items() if (g := _nearest(p, text, lo, hi, span, voids.get(lang))) is not None
+            ]
             if found:
                 gaps[tense] = min(found)  # type: ignore[index]
         if gaps:

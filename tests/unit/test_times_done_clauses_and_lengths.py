@@ -1,0 +1,77 @@
+"""Tense cues of a done clause (是…的 after a place, negations without an apostrophe), a participle
+after need / want / get, month parts that roll to next year, and lengths said with "and a half" or
+"after" under a perfect."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from state.time.extract import normalise_times
+
+
+def _local(text: str, base: datetime, tz: str, mix: str = "en") -> list[tuple[str, str, str]]:
+    zone = ZoneInfo(tz)
+    return [
+        (e.original_form, e.start.astimezone(zone).isoformat(), e.kind)
+        for e in normalise_times(text, base, mix, timezone=tz)  # type: ignore[arg-type]
+    ]
+
+
+# Wednesday 2029-03-14, 10:00 UTC
+WED = datetime(2029, 3, 14, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("我周六去你们诊所拔的智齿，现在还疼", "2029-03-10"),  # 去 + place + verb + 的: how a done thing was done
+        ("周日在医院拍的片子找不到了", "2029-03-11"),
+        ("周六来店里修的车又坏了", "2029-03-10"),
+        ("周日来店里买的客户都会有赠品", "2029-03-18"),  # 会 after it: ahead
+        ("3月17号您记得过来拿一下新配的眼镜", "2029-03-17"),  # no place before the verb: no 是…的
+    ],
+)
+def test_a_place_then_a_verb_and_de_is_a_done_clause(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC", "zh")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("my bin wasnt collected on monday", "2029-03-12"),
+        ("the driver didnt show up on monday", "2029-03-12"),
+        ("the parcel hasnt moved since monday", "2029-03-12"),
+        ("they werent open on monday", "2029-03-12"),
+        ("The courier wasn’t there on Monday.", "2029-03-12"),
+    ],
+)
+def test_a_negated_past_counts_with_or_without_its_apostrophe(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The council needs the dog registration renewed by Monday.",
+        "I want it fixed by Monday.",
+        "We need the forms signed by Monday.",
+    ],
+)
+def test_a_participle_after_need_or_want_and_an_object_is_no_past(text: str) -> None:
+    (expr,) = normalise_times(text, WED, "en", timezone="UTC")
+    assert expr.kind == "deadline"
+    assert expr.deadline is not None
+    assert expr.deadline.isoformat() == "2029-03-19T23:59:59+00:00"
+
+
+def test_a_weekday_deadline_takes_the_zone_offset_of_its_own_day() -> None:
+    # Thursday 3 Oct 2030 in Adelaide (+09:30); daylight saving starts on Sunday 6 Oct (+10:30)
+    base = datetime(2030, 10, 3, 4, tzinfo=UTC)
+    (expr,) = normalise_times(
+        "The council needs the registration renewed by Tuesday.", base, "en", timezone="Australia/Adelaide"
+    )
+    assert expr.deadline is not None
+    assert expr.deadline.astimezone(ZoneInfo("Australia/Adelaide")).isoformat() == "2030-10-08T23:59:59+10:30"
