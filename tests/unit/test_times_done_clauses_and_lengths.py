@@ -75,3 +75,21 @@ def test_a_weekday_deadline_takes_the_zone_offset_of_its_own_day() -> None:
     )
     assert expr.deadline is not None
     assert expr.deadline.astimezone(ZoneInfo("Australia/Adelaide")).isoformat() == "2030-10-08T23:59:59+10:30"
+
+
+DEC_30 = datetime(2030, 12, 30, 6, 20, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("新校区1月中旬开放参观", "2031-01-11"),  # no tense: a month over this year is next year's
+        ("3月底交房", "2031-03-31"),
+        ("这款11月上旬会补货", "2031-11-01"),  # future
+        ("1月中旬我去过一次", "2030-01-11"),  # past: this year's
+        ("12月下旬开放参观", "2030-12-21"),  # this month: stays
+        ("明年1月中旬开放", "2031-01-11"),
+    ],
+)
+def test_a_month_part_of_a_month_already_over_rolls_to_next_year(text: str, start: str) -> None:
+    assert _local(text, DEC_30, "Asia/Shanghai", "zh")[0][1][:10] == start
