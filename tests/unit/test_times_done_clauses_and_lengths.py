@@ -93,3 +93,53 @@ DEC_30 = datetime(2030, 12, 30, 6, 20, tzinfo=UTC)
 )
 def test_a_month_part_of_a_month_already_over_rolls_to_next_year(text: str, start: str) -> None:
     assert _local(text, DEC_30, "Asia/Shanghai", "zh")[0][1][:10] == start
+
+
+def _lengths(text: str, base: datetime = WED) -> list[tuple[str, str, str, str]]:
+    return [
+        (e.original_form, e.kind, e.start.isoformat()[:16], e.end.isoformat()[:16])
+        for e in normalise_times(text, base, "en", timezone="UTC")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "We've been sitting on the shoulder for two and a half hours waiting.",
+            [("two and a half hours", "duration", "2029-03-14T07:30", "2029-03-14T10:00")],
+        ),
+        (
+            "the flight lasts an hour and a half",
+            [("an hour and a half", "duration", "2029-03-14T10:00", "2029-03-14T11:30")],
+        ),
+        (
+            "I'll be there in two and a half hours",
+            [("in two and a half hours", "point", "2029-03-14T12:30", "2029-03-14T12:30")],
+        ),
+        (
+            "He left two and a half hours ago",
+            [("two and a half hours ago", "point", "2029-03-14T07:30", "2029-03-14T07:30")],
+        ),
+    ],
+)
+def test_and_a_half_adds_half_a_unit(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "My phone still hasn't shipped after six weeks.",
+            [("six weeks", "duration", "2029-01-31T10:00", "2029-03-14T10:00")],
+        ),
+        ("it hasnt arrived after 3 days", [("3 days", "duration", "2029-03-11T10:00", "2029-03-14T10:00")]),
+        ("We have waited after 2 hours of queueing", [("2 hours", "duration", "2029-03-14T08:00", "2029-03-14T10:00")]),
+        # no perfect: "after" a count is the point that far ahead
+        ("Call me back after two days.", [("after two days", "point", "2029-03-16T00:00", "2029-03-16T23:59")]),
+        ("After 3 days we will refund you.", [("After 3 days", "point", "2029-03-17T00:00", "2029-03-17T23:59")]),
+    ],
+)
+def test_after_a_count_under_a_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
