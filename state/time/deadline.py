@@ -31,7 +31,7 @@ from state.core.datafiles import packaged, read_data
 from state.time import calendar as cal
 from state.time.calendar import Found
 from state.time.chinese import chinese_number
-from state.time.english_atoms import word_number
+from state.time.english_atoms import perfect_before, word_number
 from state.time.tense import ambiguous_unit, clause_tense, move
 
 _F = re.IGNORECASE
@@ -48,7 +48,11 @@ _ZH_LOW = r"(?:工作日|个工作日|天|日|小时|个小时|钟头|分钟|周
 _ZH_COUNT = (
     rf"(?:(?P<lo>{_ZH_NUM})(?:个)?{_ZH_LOW}\s*(?:到|至|-|~|～|—)\s*)?(?P<n>{_ZH_NUM}|半)(?:个)?(?P<half>半)?{_ZH_UNIT}"
 )
-_EN_COUNT = rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})\s*(?:-|–|to|or)\s*)?(?P<n>{_EN_NUM}|half an?)\s+{_EN_UNIT}"
+# "and a half" before or after the unit adds half of it: two and a half hours, an hour and a half.
+_EN_COUNT = (
+    rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})\s*(?:-|–|to|or)\s*)?(?P<n>{_EN_NUM}|half an?)(?P<half>\s+and a half)?"
+    rf"\s+{_EN_UNIT}(?P<half2>\s+and a half\b)?"
+)
 
 _NO_DIGIT_BEFORE = r"(?<![0-9.零〇一二两三四五六七八九十百])"
 _ZH_WITHIN = re.compile(rf"{_NO_DIGIT_BEFORE}{_ZH_COUNT}(?:之内|以内|内)")
@@ -61,7 +65,7 @@ _ZH_DURATION = re.compile(
 )
 _EN_DURATION = re.compile(
     rf"\b(?:for|takes?|took|taking|lasts?|lasted|need|needs|needed|about|around|approximately|roughly|"
-    rf"waited|waiting|spent|spending|been)\s+"
+    rf"waited|waiting|spent|spending|been|after)\s+"
     rf"(?:(?:about|around|approximately|roughly|the (?:past|last|next))\s+)?{_EN_COUNT}"
     rf"|\b(?P<lo2>\d{{1,3}})\s*(?:-|–|to)\s*(?P<n2>\d{{1,3}})\s+(?P<biz2>business|working)\s+days?\b"
     rf"|\b(?P<n3>\d{{1,3}}|{_EN_NUM})\s+(?P<biz3>business|working)\s+days?\b(?!\s+ago)",
@@ -153,7 +157,7 @@ def _count(m: re.Match[str], *, zh: bool) -> tuple[str, float, bool]:
     """(unit, amount, business days?) of a count match; a range (3到5个工作日) counts its upper end."""
     groups = {k: v for k, v in m.groupdict().items() if v}
     n = groups.get("n") or groups.get("n2") or groups.get("n3") or "1"
-    amount = _amount(n, zh=zh) + (0.5 if groups.get("half") else 0.0)
+    amount = _amount(n, zh=zh) + (0.5 if groups.get("half") or groups.get("half2") else 0.0)
     biz = (groups.get("biz") or groups.get("biz2") or groups.get("biz3") or "").lstrip("个")
     unit = _unit_of(groups["u"], zh=zh) if "u" in groups else "day"
     return unit, amount, biz in ("工作", "business", "working")
@@ -284,14 +288,19 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]], zone
             near = _PAST_DURATION.search(text[clause : m.end() + 3]) is not None or bool(
                 _UP_TO_NOW.match(text[m.end() :])
             )
+            after = not zh and m.group(0)[:6].lower() == "after "
+            if after and not perfect_before(text, m.start()):
+                continue  # "after two days" ahead is a point (the atom pass's)
             present = not zh and _PRESENT_LENGTH.match(m.group(0)) is not None
             perfect = _PERFECT.search(text, own_clause, m.start())
-            past = near or (not present and (perfect is not None or clause_tense(text, m.span()) == "past"))
+            past = after or near or (not present and (perfect is not None or clause_tense(text, m.span()) == "past"))
             if past:
                 start, end = _span_back(base, unit, amount, business, zone), base
             else:
                 start, end = base, _span_end(base, unit, amount, business, zone)[0]
             gran: Granularity = "day" if business else unit  # type: ignore[assignment]
+            if unit == "hour" and amount != int(amount):
+                gran = "minute"  # two and a half hours ends on the half hour
             begin = min(m.start(g) for g in ("lo", "n", "lo2", "n2", "n3") if m.groupdict().get(g))
             out.append(Found(text[begin : m.end()], (begin, m.end()), start, end, gran, "rules_duration", "duration"))
     return out

@@ -6,7 +6,9 @@ one after today; `end of the month` is its last day, `the end of July` July's (t
 July is over); `in two hours` / `two days ago` are offsets from the event time (hours and minutes
 elapsed in the speaker's zone, across a clock change too); a bare clock hour 1–6 without am/pm means
 the afternoon; named days (Black Friday, Christmas Eve) are the latest before today with `last`, else
-the next one. Parts of the day
+the next one; "and a half" adds half a unit (in two and a half hours); "after" a count under a
+perfect in its clause ("hasn't shipped after six weeks") is no point but a length up to the event,
+left to `state.time.deadline`. Parts of the day
 follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24; a clock said with
 tonight / last night is on that evening (tonight at 9 = 21:00); "the Monday / week after next" is two
 weeks on; a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock.

@@ -32,6 +32,28 @@ _WORD_NUM = (
 )
 _NUM = rf"(?:\d+(?:\.\d+)?|{_WORD_NUM})"
 _UNIT = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
+# A count of units, "and a half" before or after the unit adding half of one: two and a half hours, a day and a half.
+_COUNT = rf"(?P<n>{_NUM})(?P<half> and a half)? (?P<u>{_UNIT})\b(?P<half2> and a half\b)?"
+# A perfect, negated or not, in the clause before a count ("still hasn't shipped after six weeks", "we've
+# waited after 3 days"): "after" the count then measures the time up to now, not a point ahead.
+PERFECT = re.compile(
+    r"(?:\b(?:have|has|had)(?:\s+not)?|\b(?:haven|hasn|hadn)['’]?t|['’]ve)\s+"
+    r"(?:(?:still|already|just|not|never|yet|even|only|really)\s+)*(?!to\b)[a-z]+(?:ed|en|wn|ne|ght|t|d)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_MARK = re.compile(r"[,.;:!?，。；！？]")
+
+
+def perfect_before(text: str, pos: int) -> bool:
+    """Whether the clause of `text` that runs up to `pos` holds a perfect (has shipped, haven't heard).
+
+    >>> perfect_before("it still hasn't shipped after six weeks", 23), perfect_before("call me after two days", 8)
+    (True, False)
+    """
+    start = max([0, *(m.end() for m in _CLAUSE_MARK.finditer(text, 0, pos))])
+    return PERFECT.search(text, start, pos) is not None
+
+
 _WEEKDAYS = {
     "monday": 0,
     "mon": 0,
@@ -222,7 +244,7 @@ def _edge_atom(m: re.Match[str], base: datetime) -> Atom:
 
 
 def _offset_atom(m: re.Match[str], base: datetime, sign: float, zone: tzinfo | None = None) -> Atom:
-    amount = word_number(m.group("n"))
+    amount = word_number(m.group("n")) + (0.5 if m.group("half") or m.group("half2") else 0.0)
     unit, factor = _unit(m.group("u"))
     start, end, gran = cal.delta_interval(base, unit, sign * amount * factor, zone)
     return Atom("point", m.span(), start, end, gran)
@@ -238,9 +260,9 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:an|one) hour and a half (?:from now|later)\b|\bin (?:an|one) hour and a half\b", _F), "h90+"),
     (re.compile(r"\b(?:in|within) half an hour\b|\bhalf an hour (?:from now|later)\b|\bin a half hour\b", _F), "h30+"),
     (re.compile(r"\bhalf an hour ago\b", _F), "h30-"),
-    (re.compile(rf"\b(?:in|within|after) (?P<n>{_NUM}) (?P<u>{_UNIT})\b(?: (?:from now|later|time))?", _F), "off+"),
-    (re.compile(rf"\b(?P<n>{_NUM}) (?P<u>{_UNIT}) (?:from now|from today|later)\b", _F), "off+"),
-    (re.compile(rf"\b(?P<n>{_NUM}) (?P<u>{_UNIT}) ago\b", _F), "off-"),
+    (re.compile(rf"\b(?:in|within|after) {_COUNT}(?: (?:from now|later|time))?", _F), "off+"),
+    (re.compile(rf"\b{_COUNT} (?:from now|from today|later)\b", _F), "off+"),
+    (re.compile(rf"\b{_COUNT} ago\b", _F), "off-"),
     (re.compile(r"\b(?:the )?day after tomorrow\b", _F), "d+2"),
     (re.compile(r"\b(?:the )?day before yesterday\b", _F), "d-2"),
     (re.compile(r"\btomorrow\b", _F), "d+1"),
@@ -378,6 +400,8 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
     if kind in ("h90+", "h30+", "h30-"):
         return _half_hour_atom(m, base, -1.0 if kind.endswith("-") else 1.0, 90.0 if kind == "h90+" else 30.0, zone)
     if kind in ("off+", "off-"):
+        if m.group(0).lower().startswith("after") and perfect_before(m.string, m.start()):
+            return None  # "still hasn't shipped after six weeks": a length up to now (`deadline.find_durations`)
         return _offset_atom(m, base, -1.0 if kind == "off-" else 1.0, zone)
     if kind.startswith("d") and kind[1] in "+-":
         return _day(span, base + timedelta(days=int(kind[1:])))

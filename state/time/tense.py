@@ -6,14 +6,15 @@ A date said without the part that would fix it — a month and day without a yea
 weekday of this week or the next). The clause around it then decides: past or perfective words
 (了, 过, 上次, 那天, placed, was, arrived) pull a date that came out in the future back one year,
 week or month; future words (会, 将, will, expected) push one that came out in the past forward.
-With both, the word nearer the expression wins; with neither, the parser's reading stays. Cue
+With both, the word nearer the expression wins; with neither, the parser's reading stays, except
+that a part of a numbered month (1月中旬, 3月底) whose month is over this year is next year's. Cue
 words are data (`state/time/resources/time_cues.yaml`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Literal
@@ -39,17 +40,24 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^in {_MON}$", _F), "year"),
     (re.compile(rf"^(?:early|mid|late|the middle of)[- ]{_MON}$", _F), "year"),
     (re.compile(rf"^(?:the )?(?:end|beginning|start) of {_MON}$", _F), "year"),
-    (re.compile(r"^[0-9零〇一二三四五六七八九十]{1,3}月(?:份)?[底末初中](?!旬)"), "year"),
+    (re.compile(r"^[0-9零〇一二三四五六七八九十]{1,3}月(?:份)?(?:[底末初中](?!旬)|[上中下]旬)"), "year"),
     (re.compile(r"^(?:周|星期|礼拜)[一二三四五六日天1-7]", _F), "week"),
     (re.compile(r"^(?:on )?(?:mon|tues?|wed|thu|fri|sat|sun)[a-z]*\b(?!.*\b(?:next|last|this)\b)", _F), "week"),
     (re.compile(r"^[0-9一二三四五六七八九十]{1,3}[号日]$|^the \d{1,2}(?:st|nd|rd|th)$", _F), "month"),
 )
 
 
+# A part of a numbered month without a year (1月中旬, 3月底): with no tense in its clause, a month already
+# past in the year is next year's, as "mid-January" said in December is (the English parser's reading).
+_MONTH_PART = re.compile(r"^[0-9零〇一二三四五六七八九十]{1,3}月(?:份)?(?:[底末初中]|[上中下]旬)")
+
+
 @dataclass(frozen=True, slots=True)
 class TenseCues:
     past: dict[str, re.Pattern[str]]
     future: dict[str, re.Pattern[str]]
+    # A past cue whose clause text before it ends with one of these is no past ("needs it renewed").
+    past_void: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
 
 def parse_tense_cues(raw: Any) -> TenseCues:
@@ -57,6 +65,7 @@ def parse_tense_cues(raw: Any) -> TenseCues:
     return TenseCues(
         past={lang: re.compile(str(p), _F) for lang, p in section["past"].items()},
         future={lang: re.compile(str(p), _F) for lang, p in section["future"].items()},
+        past_void={lang: re.compile(str(p), _F) for lang, p in (section.get("past_void") or {}).items()},
     )
 
 
@@ -73,11 +82,16 @@ def _clause(text: str, span: tuple[int, int], ends: re.Pattern[str] = _CLAUSE_EN
     return (starts[-1] if starts else 0), (request.start() if request else hi)
 
 
-def _nearest(pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[int, int]) -> int | None:
-    """Distance from the expression to the nearest cue of `pattern` in text[lo:hi] outside it."""
+def _nearest(
+    pattern: re.Pattern[str], text: str, lo: int, hi: int, span: tuple[int, int], void: re.Pattern[str] | None = None
+) -> int | None:
+    """Distance from the expression to the nearest cue of `pattern` in text[lo:hi] outside it (a cue
+    whose clause text before it `void` matches does not count)."""
     best: int | None = None
     for m in pattern.finditer(text, lo, hi):
         if m.start() < span[1] and span[0] < m.end():
+            continue
+        if void is not None and void.search(text, lo, m.start()):
             continue
         gap = span[0] - m.end() if m.end() <= span[0] else m.start() - span[1]
         best = gap if best is None else min(best, gap)
@@ -100,7 +114,10 @@ def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None
         lo, hi = _clause(text, span, ends)
         gaps: dict[Tense, int] = {}
         for tense, table in (("past", cues.past), ("future", cues.future)):
-            found = [g for p in table.values() if (g := _nearest(p, text, lo, hi, span)) is not None]
+            voids = cues.past_void if tense == "past" else {}
+            found = [
+                g for lang, p in table.items() if (g := _nearest(p, text, lo, hi, span, voids.get(lang))) is not None
+            ]
             if found:
                 gaps[tense] = min(found)  # type: ignore[index]
         if gaps:
@@ -131,6 +148,12 @@ def _move(value: datetime, unit: str, steps: int) -> datetime:
     return cal.add_months(value, steps * (12 if unit == "year" else 1))
 
 
+def _past_month_part(found: Found, base: datetime) -> bool:
+    """A month part read in this year whose month is already over (1月中旬 said in December)."""
+    start = found.start
+    return bool(_MONTH_PART.search(found.form.strip())) and start.year == base.year and start.month < base.month
+
+
 def resolve_tense(text: str, base: datetime, found: list[Found], cues: TenseCues | None = None) -> list[Found]:
     """Each ambiguous date moved to the side of `base` its clause's tense says (others unchanged).
 
@@ -149,5 +172,7 @@ def resolve_tense(text: str, base: datetime, found: list[Found], cues: TenseCues
             f = replace(f, start=_move(f.start, unit, -1), end=_move(f.end, unit, -1))
         elif unit is not None and tense == "future" and f.end < today:
             f = replace(f, start=_move(f.start, unit, 1), end=_move(f.end, unit, 1))
+        elif tense is None and _past_month_part(f, base):
+            f = replace(f, start=_move(f.start, "year", 1), end=_move(f.end, "year", 1))
         out.append(f)
     return out

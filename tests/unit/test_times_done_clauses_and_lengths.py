@@ -1,0 +1,145 @@
+"""Tense cues of a done clause (是…的 after a place, negations without an apostrophe), a participle
+after need / want / get, month parts that roll to next year, and lengths said with "and a half" or
+"after" under a perfect."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from state.time.extract import normalise_times
+
+
+def _local(text: str, base: datetime, tz: str, mix: str = "en") -> list[tuple[str, str, str]]:
+    zone = ZoneInfo(tz)
+    return [
+        (e.original_form, e.start.astimezone(zone).isoformat(), e.kind)
+        for e in normalise_times(text, base, mix, timezone=tz)  # type: ignore[arg-type]
+    ]
+
+
+# Wednesday 2029-03-14, 10:00 UTC
+WED = datetime(2029, 3, 14, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("我周六去你们诊所拔的智齿，现在还疼", "2029-03-10"),  # 去 + place + verb + 的: how a done thing was done
+        ("周日在医院拍的片子找不到了", "2029-03-11"),
+        ("周六来店里修的车又坏了", "2029-03-10"),
+        ("周日来店里买的客户都会有赠品", "2029-03-18"),  # 会 after it: ahead
+        ("3月17号您记得过来拿一下新配的眼镜", "2029-03-17"),  # no place before the verb: no 是…的
+    ],
+)
+def test_a_place_then_a_verb_and_de_is_a_done_clause(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC", "zh")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("my bin wasnt collected on monday", "2029-03-12"),
+        ("the driver didnt show up on monday", "2029-03-12"),
+        ("the parcel hasnt moved since monday", "2029-03-12"),
+        ("they werent open on monday", "2029-03-12"),
+        ("The courier wasn’t there on Monday.", "2029-03-12"),
+    ],
+)
+def test_a_negated_past_counts_with_or_without_its_apostrophe(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The council needs the dog registration renewed by Monday.",
+        "I want it fixed by Monday.",
+        "We need the forms signed by Monday.",
+    ],
+)
+def test_a_participle_after_need_or_want_and_an_object_is_no_past(text: str) -> None:
+    (expr,) = normalise_times(text, WED, "en", timezone="UTC")
+    assert expr.kind == "deadline"
+    assert expr.deadline is not None
+    assert expr.deadline.isoformat() == "2029-03-19T23:59:59+00:00"
+
+
+def test_a_weekday_deadline_takes_the_zone_offset_of_its_own_day() -> None:
+    # Thursday 3 Oct 2030 in Adelaide (+09:30); daylight saving starts on Sunday 6 Oct (+10:30)
+    base = datetime(2030, 10, 3, 4, tzinfo=UTC)
+    (expr,) = normalise_times(
+        "The council needs the registration renewed by Tuesday.", base, "en", timezone="Australia/Adelaide"
+    )
+    assert expr.deadline is not None
+    assert expr.deadline.astimezone(ZoneInfo("Australia/Adelaide")).isoformat() == "2030-10-08T23:59:59+10:30"
+
+
+DEC_30 = datetime(2030, 12, 30, 6, 20, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("新校区1月中旬开放参观", "2031-01-11"),  # no tense: a month over this year is next year's
+        ("3月底交房", "2031-03-31"),
+        ("这款11月上旬会补货", "2031-11-01"),  # future
+        ("1月中旬我去过一次", "2030-01-11"),  # past: this year's
+        ("12月下旬开放参观", "2030-12-21"),  # this month: stays
+        ("明年1月中旬开放", "2031-01-11"),
+    ],
+)
+def test_a_month_part_of_a_month_already_over_rolls_to_next_year(text: str, start: str) -> None:
+    assert _local(text, DEC_30, "Asia/Shanghai", "zh")[0][1][:10] == start
+
+
+def _lengths(text: str, base: datetime = WED) -> list[tuple[str, str, str, str]]:
+    return [
+        (e.original_form, e.kind, e.start.isoformat()[:16], e.end.isoformat()[:16])
+        for e in normalise_times(text, base, "en", timezone="UTC")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "We've been sitting on the shoulder for two and a half hours waiting.",
+            [("two and a half hours", "duration", "2029-03-14T07:30", "2029-03-14T10:00")],
+        ),
+        (
+            "the flight lasts an hour and a half",
+            [("an hour and a half", "duration", "2029-03-14T10:00", "2029-03-14T11:30")],
+        ),
+        (
+            "I'll be there in two and a half hours",
+            [("in two and a half hours", "point", "2029-03-14T12:30", "2029-03-14T12:30")],
+        ),
+        (
+            "He left two and a half hours ago",
+            [("two and a half hours ago", "point", "2029-03-14T07:30", "2029-03-14T07:30")],
+        ),
+    ],
+)
+def test_and_a_half_adds_half_a_unit(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "My phone still hasn't shipped after six weeks.",
+            [("six weeks", "duration", "2029-01-31T10:00", "2029-03-14T10:00")],
+        ),
+        ("it hasnt arrived after 3 days", [("3 days", "duration", "2029-03-11T10:00", "2029-03-14T10:00")]),
+        ("We have waited after 2 hours of queueing", [("2 hours", "duration", "2029-03-14T08:00", "2029-03-14T10:00")]),
+        # no perfect: "after" a count is the point that far ahead
+        ("Call me back after two days.", [("after two days", "point", "2029-03-16T00:00", "2029-03-16T23:59")]),
+        ("After 3 days we will refund you.", [("After 3 days", "point", "2029-03-17T00:00", "2029-03-17T23:59")]),
+    ],
+)
+def test_after_a_count_under_a_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
