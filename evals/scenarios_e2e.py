@@ -49,9 +49,20 @@ from sinks.store.qdrant_edge import QdrantEdgeStore
 from state.recall.config import tables_file
 
 DATA = Path(__file__).resolve().parent / "resources" / "scenarios_e2e"
-HALVES = ("tuning", "held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7")
+HALVES = (
+    "tuning",
+    "held_out",
+    "held_out_2",
+    "held_out_3",
+    "held_out_4",
+    "held_out_5",
+    "held_out_6",
+    "held_out_7",
+    "held_out_8",
+    "held_out_9",
+)
 # never tuned on; scored together as HELD_OUT_ALL
-HELD_OUT = ("held_out", "held_out_2", "held_out_3", "held_out_4", "held_out_5", "held_out_6", "held_out_7")
+HELD_OUT = HALVES[1:]
 HELD_OUT_ALL = "held_out_all"
 
 
