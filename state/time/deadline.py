@@ -90,8 +90,9 @@ _PAST_DURATION = re.compile(
 _PERFECT = re.compile(
     r"\bbeen\b|(?:\b(?:have|has|had)|['’](?:ve|d))\s+(?:\w+\s+)?(?:waited|sat|stood|stayed|spent|queued|held)\b", _F
 )
-# A length followed by "now" or "so far" ("on hold for 35 minutes now") runs up to the event.
-_UP_TO_NOW = re.compile(r"^\s+(?:now|so far|already)\b", _F)
+# A length followed by "now" or "so far" ("on hold for 35 minutes now") runs up to the event; so does a
+# Chinese one followed by a negation (三天没有更新, 两周都没回复, 一个月未处理: how long something has not happened).
+_UP_TO_NOW = re.compile(r"^\s+(?:now|so far|already)\b|^(?:都|还|一直|仍|仍然)?(?:没有?|未)(?!问题|关系|事|必要)", _F)
 # A length said in the present ("delivery takes 2 to 3 business days", "it needs a week") runs
 # ahead of the event, whatever past word its clause holds elsewhere ("the courier said …").
 _PRESENT_LENGTH = re.compile(r"^(?:takes?|needs?|lasts?)\b", _F)
@@ -307,12 +308,13 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]], zone
 
 
 _ZH_DURATION_CUE = re.compile(
-    r"(需要|需|要|得|花|用|等|持续|大概|大约|约|预计|时效|周期|耗时|历时|了|整整|足足|近|最近|过去|玩|时长|时间|有效期)"
+    r"(需要|需|要|得|花|用|等|持续|大概|大约|约|预计|时效|周期|耗时|历时|了|整整|足足|近|最近|过去|玩|时长|时间|有效期|已经)"
 )
 
 
 def _duration_context(text: str, m: re.Match[str]) -> bool:
-    return _ZH_DURATION_CUE.search(text[max(0, m.start() - 4) : m.end() + 2]) is not None
+    near = _ZH_DURATION_CUE.search(text[max(0, m.start() - 4) : m.end() + 2]) is not None
+    return near or bool(_UP_TO_NOW.match(text[m.end() :]))
 
 
 def _span_back(base: datetime, unit: str, amount: float, business: bool, zone: tzinfo | None = None) -> datetime:
