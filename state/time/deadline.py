@@ -31,7 +31,7 @@ from state.core.datafiles import packaged, read_data
 from state.time import calendar as cal
 from state.time.calendar import Found
 from state.time.chinese import chinese_number
-from state.time.english_atoms import perfect_before, word_number
+from state.time.english_atoms import PERFECT, perfect_before, word_number
 from state.time.tense import ambiguous_unit, clause_tense, move
 
 _F = re.IGNORECASE
@@ -90,6 +90,27 @@ _PAST_DURATION = re.compile(
 _PERFECT = re.compile(
     r"\bbeen\b|(?:\b(?:have|has|had)|['’](?:ve|d))\s+(?:\w+\s+)?(?:waited|sat|stood|stayed|spent|queued|held)\b", _F
 )
+# Any perfect before "for <length>" in its clause ("the HOA has ignored my complaint for two months", "they
+# haven't answered for a week") looks back from the event, unless its verb sets a span ahead ("has booked
+# the room for two nights", "has suspended the card for 30 days").
+_PERFECT_AHEAD = re.compile(
+    r"\b(?:booked|reserved|scheduled|planned|arranged|extended|postponed|delayed|pushed|moved|set|suspended|"
+    r"blocked|banned|locked|frozen|paused|put|rented|leased|hired|approved|granted|offered|agreed|promised)\b",
+    _F,
+)
+_TO_VERB = re.compile(r"\bto\s+[a-z]+\b", _F)
+
+
+def _perfect_length(text: str, own_clause: int, m: re.Match[str]) -> bool:
+    """A "for" length after a perfect in its own clause whose verb does not set a span ahead."""
+    if m.group(0)[:4].lower() != "for ":
+        return False
+    perfect = PERFECT.search(text, own_clause, m.start())
+    if perfect is None or _PERFECT_AHEAD.search(perfect.group(0)):
+        return False
+    return _TO_VERB.search(text, perfect.end(), m.start()) is None  # "has decided to stay for two weeks": ahead
+
+
 # A length followed by "now" or "so far" ("on hold for 35 minutes now") runs up to the event; so does a
 # Chinese one followed by a negation (三天没有更新, 两周都没回复, 一个月未处理: how long something has not happened).
 _UP_TO_NOW = re.compile(r"^\s+(?:now|so far|already)\b|^(?:都|还|一直|仍|仍然)?(?:没有?|未)(?!问题|关系|事|必要)", _F)
@@ -293,8 +314,8 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]], zone
             if after and not perfect_before(text, m.start()):
                 continue  # "after two days" ahead is a point (the atom pass's)
             present = not zh and _PRESENT_LENGTH.match(m.group(0)) is not None
-            perfect = _PERFECT.search(text, own_clause, m.start())
-            past = after or near or (not present and (perfect is not None or clause_tense(text, m.span()) == "past"))
+            perfect = _PERFECT.search(text, own_clause, m.start()) is not None or _perfect_length(text, own_clause, m)
+            past = after or near or (not present and (perfect or clause_tense(text, m.span()) == "past"))
             if past:
                 start, end = _span_back(base, unit, amount, business, zone), base
             else:
