@@ -35,6 +35,12 @@ _JOIN = re.compile(r"^(?:\s*,)?\s*(?:at|on|in the|by|around|about)?\s*$", re.IGN
 _LIMIT_JOIN = re.compile(r"^(?:\s*,)?\s*(?:before|by|until|till|no later than|not later than)\s*$", re.IGNORECASE)
 
 
+# "at 5" / "at two" alone: no clock (a count, a place in a list); only with a day (thursday at two).
+_BARE_HOUR = re.compile(
+    r"at (?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)$", re.IGNORECASE
+)
+
+
 def _with_clock(day: datetime, clock: Atom) -> tuple[datetime, datetime, Granularity]:
     hour = clock.hour
     if not clock.explicit_half and 1 <= hour <= 6:
@@ -108,13 +114,17 @@ def parse_english(text: str, base: datetime, zone: tzinfo | None = None) -> list
                 i += 2
                 continue
         if atom.kind == "clock" and atom.span != (0, 0):
-            if re.match(r"at \d{1,2}$", text[atom.span[0] : atom.span[1]], re.IGNORECASE):
-                i += 1  # "at 5" alone is too ambiguous (a count, a place in a list)
+            if _BARE_HOUR.match(text[atom.span[0] : atom.span[1]]):
+                i += 1  # "at 5" / "at two" alone is too ambiguous (a count, a place in a list)
                 continue
             start, end, gran = _with_clock(base, atom)
             out.append(Found(text[atom.span[0] : atom.span[1]], atom.span, start, end, gran, "rules_en"))
         elif atom.kind == "part":
-            if re.match(r"(?:this|in the)\b", text[atom.span[0] : atom.span[1]], re.IGNORECASE):
+            form = text[atom.span[0] : atom.span[1]]
+            if re.match(r"first thing in the morning$", form, re.IGNORECASE):
+                day = base if base.hour < atom.hour else base + timedelta(days=1)  # the next morning's start
+                out.append(Found(form, atom.span, *_with_part(day, atom), "rules_en"))
+            elif re.match(r"(?:this|in the)\b", form, re.IGNORECASE):
                 start, end, gran = _with_part(base, atom)
                 out.append(Found(text[atom.span[0] : atom.span[1]], atom.span, start, end, gran, "rules_en"))
         elif atom.start is not None and atom.end is not None:

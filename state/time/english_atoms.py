@@ -300,7 +300,9 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            rf"\b(?:the )?(?P<edge>end|beginning|start) of (?P<mon>{_MONTH_FULL}|may)\b(?:,? (?P<y>\d{{4}}))?", _F
+            rf"\b(?:the )?(?P<edge>end|beginning|start) of (?P<mon>{_MONTH_FULL}|may)\b"
+            r"(?:,? (?P<y>\d{4})| (?P<ymod>next|last|this) year\b)?",
+            _F,
         ),
         "monedge",
     ),
@@ -348,8 +350,18 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\bhalf past (?P<hw>\d{{1,2}}|{'|'.join(_HOUR_WORDS)})\b", _F), "halfpast"),
     (re.compile(rf"\b(?P<q>quarter) (?P<dir>past|to) (?P<hw>\d{{1,2}}|{'|'.join(_HOUR_WORDS)})\b", _F), "quarter"),
     (re.compile(r"\b(?:at )?(?P<w>noon|midday|midnight)\b", _F), "noon"),
+    # "first thing" with a day (first thing Monday, tomorrow first thing): the start of that morning, 07:00.
+    (re.compile(r"\bfirst thing(?: in the morning)?\b", _F), "first"),
     (re.compile(r"\b(?:in the |this )?(?P<part>morning|afternoon|evening|night)\b|\bat night\b", _F), "part"),
     (re.compile(r"\bat (?P<h>\d{1,2})\b(?![:./]\d)", _F), "barehour"),
+    # An hour in words (at two, at eleven): a clock only right after a day ("thursday at two"), as a bare
+    # "at 5" is; "at one of our stores" is no hour.
+    (
+        re.compile(
+            rf"\bat (?P<hw>{'|'.join(_HOUR_WORDS)})\b(?![- ](?:of|or|and|more|another|point|thirty|fifteen)\b)", _F
+        ),
+        "wordhour",
+    ),
 ]
 
 
@@ -413,6 +425,8 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
     if kind == "monedge":  # the end of July: its last day; the start of May: its first; the next such month
         month = _MONTHS[m.group("mon").lower()]
         year = int(m.group("y")) if m.group("y") else base.year + (1 if month < base.month else 0)
+        if m.group("ymod"):  # the end of July next year: July of the year named
+            year = base.year + _shift_word(m.group("ymod"))
         first = datetime(year, month, 1)  # noqa: DTZ001 - naive local wall clock by design
         if m.group("edge").lower() == "end":
             return _period(span, cal.month_end_day(first))
@@ -483,9 +497,13 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
         return _clock_atom(span, hour, minute, None)
     if kind == "noon":  # midnight: the end of the day it is said on (24:00 = next day 00:00)
         return Atom("clock", span, hour=24 if m.group("w").lower() == "midnight" else 12, explicit_half=True)
+    if kind == "first":
+        return Atom("part", span, hour=_PARTS["morning"][0], minute=_PARTS["morning"][0] + 1)
     if kind == "part":
         part = (m.group("part") or "night").lower()
         return Atom("part", span, hour=_PARTS[part][0], minute=_PARTS[part][1])
+    if kind == "wordhour":
+        return _clock_atom(span, _hour_value(m.group("hw")), 0, None)
     return _clock_atom(span, int(m.group("h")), 0, None) if kind == "barehour" else None
 
 
