@@ -171,10 +171,11 @@ def rewrite(text: str) -> tuple[str, list[tuple[int, int]]]:
 # -- our own rules for forms jionlp misses ------------------------------------------------------
 
 _SHIFT = {"": 0, "这个": 0, "这": 0, "本": 0, "上个": -1, "上": -1, "下个": 1, "下": 1, "下下个": 2, "下下": 2}
-# A year before a numbered month binds to it: 明年一月底 is January of next year, 2031年3月中 that year's.
+# A year before a numbered month binds to it: 明年一月底 is January of next year, 2031年3月中 that year's;
+# a year word before a bare 月底 / 月初 (明年月底) is this month of that year.
 _YEAR_WORDS = {"前年": -2, "去年": -1, "今年": 0, "本年": 0, "明年": 1, "来年": 1, "后年": 2}
 _MONTH_PART = re.compile(
-    rf"(?:(?:(?P<yw>前年|去年|今年|本年|明年|来年|后年)|(?P<y>[0-9]{{4}})年)(?=(?:{_NUMERAL})月))?"
+    rf"(?:(?P<yw>前年|去年|今年|本年|明年|来年|后年)(?=(?:{_NUMERAL})?月)|(?P<y>[0-9]{{4}})年(?=(?:{_NUMERAL})月))?"
     rf"(?:(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)|(?P<num>{_NUMERAL})(?=月))?月(?:月|份)?(?P<part>底|末|初|中)(?!旬)"
 )
 _WEEKEND = re.compile(r"(?P<pre>下下个|下下|这个|上个|下个|本|上|下|这)?(?:周末|礼拜末)")
@@ -193,8 +194,8 @@ def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, G
             raise ValueError(msg)
         years = _YEAR_WORDS[m.group("yw")] if m.group("yw") else int(m.group("y")) - base.year if m.group("y") else 0
         months = month - base.month + 12 * years
-    else:
-        months = _SHIFT[m.group("pre") or ""]
+    else:  # 下个月底; 明年月底: this month's end, in the year named
+        months = _SHIFT[m.group("pre") or ""] + 12 * (_YEAR_WORDS[m.group("yw")] if m.group("yw") else 0)
     part = m.group("part")
     if part in ("底", "末"):
         return cal.month_end_day(base, months)
