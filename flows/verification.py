@@ -27,10 +27,13 @@ from state.recall.tool_guard import GuardConfig, GuardState, admit, health, reco
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Pending:
     key: tuple[str, str]
     submitted: float
+    # Set once the call is recorded. Kept on the call itself: a set of `id(future)` could take a new
+    # future for a settled one once the old one was collected (ids are reused), and drop its record.
+    settled: bool = False
 
 
 class VerificationGuard:
@@ -55,7 +58,6 @@ class VerificationGuard:
         self._lock = threading.Lock()
         self._states: dict[str, GuardState] = {}
         self._answers: dict[tuple[str, str], tuple[float, VerifierAnswer]] = {}
-        self._settled: set[int] = set()
 
     def state(self, kind: str) -> GuardState:
         with self._lock:
@@ -68,9 +70,9 @@ class VerificationGuard:
     def _settle(self, fut: Future[VerifierAnswer], pending: _Pending, kind: str) -> None:
         """Record a finished call exactly once (from recall's thread or the pool's callback)."""
         with self._lock:
-            if id(fut) in self._settled:
+            if pending.settled:
                 return
-            self._settled.add(id(fut))
+            pending.settled = True
             now = self._wall()
             latency = (now - pending.submitted) * 1000
             state = self._states.setdefault(kind, GuardState())
@@ -81,9 +83,6 @@ class VerificationGuard:
             else:
                 limited = isinstance(exc, VerifierError) and exc.rate_limited
                 record(state, now, ok=False, latency_ms=latency, config=self._config, rate_limited=limited)
-        if len(self._settled) > 10_000:
-            with self._lock:
-                self._settled.clear()
 
     def _fresh(self, key: tuple[str, str], now: float) -> VerifierAnswer | None:
         hit = self._answers.get(key)
