@@ -90,13 +90,16 @@ _PROSPECTIVE = re.compile(
 )
 
 
-def says_done(text: str, phrases: Sequence[str]) -> bool:
-    """`says_unnegated`, and the phrase is not said of what is still to come.
+def says_done(text: str, phrases: Sequence[str], steps: Sequence[str] = ()) -> bool:
+    """`says_unnegated`, and the phrase is not said of what is still to come, nor of one of the
+    `steps` right after it (a step on the way: "已为您提交电费核查", "it has been escalated").
 
     >>> says_done("餐厅confirm了，已经帮你留好", ["已经"]), says_done("I'll get it replaced", ["replaced"])
     (True, False)
     >>> says_done("The plumber replaced the valve", ["replaced"]), says_done("等修好了就通知您", ["修好了"])
     (True, False)
+    >>> says_done("已为您提交电费核查", ["已为"], ["提交"]), says_done("已帮您关闭续费并申请退回", ["已帮"], ["申请"])
+    (False, True)
     """
     matcher = _matcher(tuple(phrases))
     if matcher is None:
@@ -104,7 +107,9 @@ def says_done(text: str, phrases: Sequence[str]) -> bool:
     lowered = text.lower()
     for m in matcher.finditer(lowered):
         before = lowered[max(0, m.start() - 12) : m.start()]
-        if _NEGATED.search(before) is None and _PROSPECTIVE.search(before) is None:
+        after = lowered[m.end() : m.end() + (14 if m.group(0).isascii() else 6)]
+        taken_back = _NEGATED.search(before) is not None or _PROSPECTIVE.search(before) is not None
+        if not taken_back and not any(step in after for step in steps):
             return True
     return False
 

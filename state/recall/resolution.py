@@ -286,8 +286,7 @@ def issue_mark(payload: Mapping[str, Any], lexicon: ResolutionLexicon, stopwords
     fulfils = (
         role == "agent"
         and not any(q in lowered for q in _ASKED)
-        and not any(step in lowered for step in lexicon.progress_steps)
-        and says_done(lowered, lexicon.fulfilments)
+        and says_done(lowered, lexicon.fulfilments, lexicon.progress_steps)
     )
     promise = not confirms and not issue and is_agent_promise(payload)
     if not (confirms or completes or fulfils or issue or promise):

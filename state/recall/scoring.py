@@ -480,7 +480,7 @@ def score_pool(
         # open they defer with it; for one about how it ended (or whether it was done) the settler
         # inherits their relevance too ("I've approved a full refund…" answers the complaint, "the
         # refund … was processed" ends it).
-        replies_too = asks_open or asks_latest
+        replies_too = asks_open or follow
         settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if replies_too else batch.settled_by
         in_context = _settled(in_context, settled_by, follow, rw.neighbour_prev, rw.asking, rw.settled_pending)
     if asks_outcome and batch.settled_by is not None and (batch.settled_by >= 0).any():

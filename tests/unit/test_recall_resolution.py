@@ -252,3 +252,12 @@ def test_a_visit_confirmed_or_a_report_withdrawn_settles_and_more_status_phrasin
     assert asks_status("我那两个工单 还有哪个没弄完的", LEX)
     assert asks_still_waiting("did the thing Kevin mentioned ever happen? haven't seen anything", LEX)
     assert asks_outcome("did the thing Kevin mentioned ever happen?", LEX)
+
+
+def test_a_done_phrase_followed_by_a_step_on_the_way_keeps_nothing() -> None:
+    complaint = unit("电费多扣了一百五", n=1, unit_type="complaint")
+    later = T0 + timedelta(days=2)
+    step = unit("已为您提交电费核查", n=2, session="s2", speaker_role="agent", ts=later)
+    assert _views([complaint, step])[complaint.memory_id].status == "pending"
+    done = unit("电费那笔已帮您关闭重复扣款并申请退回", n=3, session="s3", speaker_role="agent", ts=later)
+    assert _views([complaint, done])[complaint.memory_id].status == "resolved"
