@@ -277,12 +277,12 @@ class IssueMark:
 def issue_mark(payload: Mapping[str, Any], lexicon: ResolutionLexicon, stopwords: frozenset[str]) -> IssueMark | None:
     """The memory's part in the pass, or None when it plays none (most small talk)."""
     text = str(payload.get("text", ""))
+    lowered = text.lower()
     role = payload.get("speaker_role")
     confirmed = payload.get("unit_type") == "resolution_confirmation" or is_confirmation(text, lexicon)
     confirms = role == "customer" and confirmed
-    completes = not confirms and role == "agent" and (confirmed or any(c in text.lower() for c in lexicon.completions))
+    completes = not confirms and role == "agent" and (confirmed or any(c in lowered for c in lexicon.completions))
     issue = not confirms and _is_issue(payload, lexicon) and role != "agent"
-    lowered = text.lower()
     fulfils = (
         role == "agent"
         and not any(q in lowered for q in _ASKED)
@@ -389,10 +389,9 @@ def _fulfil(tracked: list[_Open], m: IssueMark, by: str, min_overlap: int) -> bo
     best = max(earlier, key=lambda x: (x[0], x[1].promise, x[1].ts), default=None)
     if best is None or best[0] < min_overlap:
         return False
-    target = best[1]
-    target.resolved_at, target.settled_by = m.ts, by
+    session = best[1].session  # the target and the rest of its thread
     for o in tracked:
-        if o.resolved_at is None and o.session == target.session:
+        if o.resolved_at is None and o.session == session:
             o.resolved_at, o.settled_by = m.ts, by
     return True
 

@@ -449,19 +449,18 @@ def score_pool(
     owned = (batch.resolution != _NOT_AN_ISSUE) * content * 1.0 if refers_back and n else np.zeros(n)
     absolute = np.maximum(np.maximum(semantic, lexical) * content, grounded) if n else np.zeros(0)
     follow = asks_outcome or asks_latest  # the end of a settled thread answers
+    promise = batch.commitment if asks_promise else np.zeros(n)
     if follow and batch.settled_by is not None and n:
         # The turn that settled an issue answers "how did it end" as far as the issue matches it.
         settled = batch.settled_by >= 0
         np.maximum.at(absolute, batch.settled_by[settled], absolute[settled])
-    promise = batch.commitment if asks_promise else np.zeros(n)
-    if follow and asks_promise and batch.settled_by is not None and n:
-        # "答应了没", "did you ever send it": a kept promise is answered by the turn that kept it, which
-        # takes the promise's part of the score; the promise itself is no longer what is owed.
-        settled = batch.settled_by >= 0
-        kept = promise.copy()
-        np.maximum.at(kept, batch.settled_by[settled], promise[settled])
-        kept[settled] = 0.0
-        promise = kept
+        if asks_promise:
+            # "答应了没", "did you ever send it": a kept promise is answered by the turn that kept it, which
+            # takes the promise's part of the score; the promise itself is no longer what is owed.
+            kept = promise.copy()
+            np.maximum.at(kept, batch.settled_by[settled], promise[settled])
+            kept[settled] = 0.0
+            promise = kept
 
     # A turn inherits a share of a more relevant neighbour's relevance (an answer its question),
     # never more than it: with absolute scores a sum would lift every turn of a relevant talk.
@@ -480,8 +479,7 @@ def score_pool(
         # open they defer with it; for one about how it ended (or whether it was done) the settler
         # inherits their relevance too ("I've approved a full refund…" answers the complaint, "the
         # refund … was processed" ends it).
-        replies_too = asks_open or follow
-        settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s) if replies_too else batch.settled_by
+        settled_by = _with_replies(batch, batch.settled_by, rw.neighbour_max_gap_s)
         in_context = _settled(in_context, settled_by, follow, rw.neighbour_prev, rw.asking, rw.settled_pending)
     if asks_outcome and batch.settled_by is not None and (batch.settled_by >= 0).any():
         # How a matter ended asks about one that did end: an issue or promise still open keeps

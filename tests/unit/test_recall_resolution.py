@@ -90,17 +90,15 @@ def _promise(text: str, n: int, session: str, **fields: Any) -> Any:
     return unit(text, n=n, session=session, **role, **fields)
 
 
+def _agent(text: str, n: int, session: str, days: float = 0, **fields: Any) -> Any:
+    return unit(text, n=n, session=session, speaker_role="agent", ts=T0 + timedelta(days=days, minutes=n), **fields)
+
+
 def test_an_agents_report_in_a_later_session_keeps_the_promise_it_answers() -> None:
     ask = unit("你们家有没有皇家的幼猫粮 2kg那种", n=1, session="s1", unit_type="action_request")
     promise = _promise("这个暂时断货了，下周到货，到了我第一时间通知您，帮您留两袋", 2, "s1")
     other = _promise("猫砂盆的新盖子明天发出", 3, "s1b", ts=T0 + timedelta(days=1))
-    report = unit(
-        "刘先生您好，皇家幼猫粮今天到货了，已经给您单独留了两袋放前台",
-        n=4,
-        session="s2",
-        speaker_role="agent",
-        ts=T0 + timedelta(days=6),
-    )
+    report = _agent("刘先生您好，皇家幼猫粮今天到货了，已经给您单独留了两袋放前台", 4, "s2", days=6)
     views = _views([ask, promise, other, report])
     assert views[promise.memory_id].status == "resolved"
     assert views[promise.memory_id].settled_by == report.memory_id
@@ -111,27 +109,20 @@ def test_an_agents_report_in_a_later_session_keeps_the_promise_it_answers() -> N
 
 def test_a_report_can_settle_an_issue_when_no_promise_matches() -> None:
     complaint = unit("The blender cracked the first time I used it, order 20418", n=1, unit_type="complaint")
-    report = unit(
-        "Quick update: the refund for order 20418 was processed today",
-        n=2,
-        session="s2",
-        speaker_role="agent",
-        ts=T0 + timedelta(days=5),
-    )
+    report = _agent("Quick update: the refund for order 20418 was processed today", 2, "s2", days=5)
     assert _views([complaint, report])[complaint.memory_id].settled_by == report.memory_id
 
 
 def test_a_step_on_the_way_a_future_or_the_same_session_keeps_nothing() -> None:
     promise = _promise("I'll ask the depot whether they can keep the envelope longer", 1, "s1")
-    later = T0 + timedelta(days=2)
     for text in (
         "I've escalated the depot envelope question to our team",  # a step on the way
         "Once the depot agrees I'll have it fixed",  # still to come
         "Has the depot replaced the envelope?",  # a question
     ):
-        report = unit(text, n=2, session="s2", speaker_role="agent", ts=later)
+        report = _agent(text, 2, "s2", days=2)
         assert _views([promise, report])[promise.memory_id].status == "pending", text
-    same = unit("已经加急了，师傅上门前会先给您打电话", n=3, session="s1", speaker_role="agent", unit_type="commitment")
+    same = _agent("已经加急了，师傅上门前会先给您打电话", 3, "s1", unit_type="commitment")
     views = _views([promise, same])
     assert views[same.memory_id].promise  # it kept nothing, so it stays a promise of its own
 
@@ -256,8 +247,7 @@ def test_a_visit_confirmed_or_a_report_withdrawn_settles_and_more_status_phrasin
 
 def test_a_done_phrase_followed_by_a_step_on_the_way_keeps_nothing() -> None:
     complaint = unit("电费多扣了一百五", n=1, unit_type="complaint")
-    later = T0 + timedelta(days=2)
-    step = unit("已为您提交电费核查", n=2, session="s2", speaker_role="agent", ts=later)
+    step = _agent("已为您提交电费核查", 2, "s2", days=2)
     assert _views([complaint, step])[complaint.memory_id].status == "pending"
-    done = unit("电费那笔已帮您关闭重复扣款并申请退回", n=3, session="s3", speaker_role="agent", ts=later)
+    done = _agent("电费那笔已帮您关闭重复扣款并申请退回", 3, "s3", days=2)
     assert _views([complaint, done])[complaint.memory_id].status == "resolved"
