@@ -46,7 +46,7 @@ from state.core.hotfile import HotFile
 from state.recall.abstain import HAN, FloorCase, floor_case, judge, offer_split
 from state.recall.arbitration import Arbitration, VerifyOutcome, arbitrate
 from state.recall.config import RecallTables
-from state.recall.explain import build_cues
+from state.recall.explain import build_cues, shown_units
 from state.recall.floor_model import FloorModel, floor_file
 from state.recall.periods import named_days, past_periods
 from state.recall.query import analyse_query, strip_names
@@ -254,13 +254,14 @@ class RecallService:
             tables=self._tables.get(),
             model=self._floor.get(),
         )
-        picked = chosen.cues
         verified = frozenset(i for i, o in r.outcomes.items() if o.status == "verified")
+        keep = verified | r.arb.fallback
+        picked = shown_units(chosen.cues, r.batch, r.scores, keep)
         cue_parts = functools.partial(
             build_cues, batch=r.batch, scores=r.scores, now_ts=request.ts.timestamp(), tiers=r.tiers, verified=verified
         )
         cues, explanation, marker = cue_parts(picked, fallback=r.arb.fallback)
-        weak, weak_lines, _ = cue_parts(chosen.weak, weak=True)
+        weak, weak_lines, _ = cue_parts(shown_units(chosen.weak, r.batch, r.scores, keep), weak=True)
         if not cues:
             explanation = "\n".join(line for line in (chosen.explain(), weak_lines) if line)
         result = RecallResult(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from schemas.recall import Cue, ScoreComponents
 from state.recall.scoring import CandidateBatch, PoolScores
 
@@ -86,6 +88,33 @@ def reason(i: int, batch: CandidateBatch, scores: PoolScores, now_ts: float, *, 
 
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def shown_units(
+    picked: Sequence[int], batch: CandidateBatch, scores: PoolScores, keep: frozenset[int] = frozenset()
+) -> list[int]:
+    """Which unit of each picked turn a cue shows: the turn keeps its place (ranked by its best unit's
+    final score), and the cue shows the eligible unit of that turn nearest the question by relevance,
+    so a fragment that only carries a label's weight ("这是老板亲自交代的。") does not stand in for the
+    turn's sentence the question is about. `keep` (fallback values, verified ones) is shown as picked.
+
+    >>> from types import SimpleNamespace as NS
+    >>> b = NS(turn=np.array([0, 0, 1]))
+    >>> s = NS(eligible=np.array([True, True, True]), relevance=np.array([0.2, 0.6, 0.4]))
+    >>> shown_units([0, 2], b, s)  # type: ignore[arg-type]
+    [1, 2]
+    """
+    if batch.turn is None:
+        return list(picked)
+    out: list[int] = []
+    for i in picked:
+        if i in keep:
+            out.append(i)
+            continue
+        same = np.flatnonzero((batch.turn == batch.turn[i]) & scores.eligible)
+        best = int(same[np.argmax(scores.relevance[same])]) if same.size else i
+        out.append(best if scores.relevance[best] > scores.relevance[i] else i)
+    return out
 
 
 def build_cues(
