@@ -55,6 +55,7 @@ class RelevanceWeights:
     promise: float
     time_match: float
     version_min_overlap: float
+    update_min_shared: float
     unmatched_floor: float
     identifier_mismatch: float
     sibling_mismatch: float

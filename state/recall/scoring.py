@@ -52,6 +52,7 @@ from state.recall.config import RecallTables
 from state.recall.focus import Focus, link_directions, said_by_customer, says
 from state.recall.lexical import bm25_share, tokenize
 from state.recall.query import QueryAnalysis
+from state.recall.updates import apply_updates
 from state.recall.versions import apply_versions
 
 F = npt.NDArray[np.float64]
@@ -234,6 +235,28 @@ def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: flo
         outdated=outdated,
         min_overlap=min_overlap,
     )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = np.where(t_rel > 0, t_new / t_rel, 0.0)
+    return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
+
+
+def _later_updates(batch: CandidateBatch, rel: F, min_shared: int, keep: float) -> F:
+    """Relevance with later updates applied (`state.recall.updates`), at turn level: every unit of a
+    turn is scaled as its turn is."""
+    if len(batch) < 2:
+        return rel
+    turn = batch.turn if batch.turn is not None else np.arange(len(batch))
+    _, of_turn = np.unique(turn, return_inverse=True)
+    m = int(of_turn.max()) + 1
+    t_rel, t_ts = np.zeros(m), np.full(m, np.nan)
+    np.maximum.at(t_rel, of_turn, rel)
+    t_ts[of_turn] = batch.ts
+    t_agent = np.zeros(m, dtype=bool)
+    t_agent[of_turn] = ~said_by_customer(batch.payloads)
+    words: list[set[str]] = [set() for _ in range(m)]
+    for i, toks in enumerate(batch.tokens):
+        words[of_turn[i]].update(t for t in toks if len(t) > 1)
+    t_new = apply_updates(t_rel, [frozenset(w) for w in words], t_ts, t_agent, min_shared=min_shared, keep=keep)
     with np.errstate(invalid="ignore", divide="ignore"):
         scale = np.where(t_rel > 0, t_new / t_rel, 0.0)
     return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
@@ -499,6 +522,9 @@ def score_pool(
         )
         * (in_context > 0)
     )
+
+    if asks_status and not still_waiting and query.focus in ("answer", "current", "information"):
+        relevance = _later_updates(batch, relevance, int(rw.update_min_shared), rw.asking)
 
     qe = query.emotion
     norms = np.linalg.norm(batch.emotion, axis=1) * float(np.linalg.norm(qe))

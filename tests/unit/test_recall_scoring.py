@@ -324,6 +324,32 @@ def test_a_current_question_ranks_the_newer_version_of_a_booking_over_the_first_
     assert w.relevance[2] < s.relevance[2]
 
 
+def test_a_status_question_ranks_the_agents_latest_update_of_the_matter_first() -> None:
+    agent = {"speaker_role": "agent", "unit_type": "status_update"}
+    units = [
+        unit("the shared printer on floor 3 will not print, ticket HD-5582", n=1, session="s1", unit_type="complaint"),
+        unit("I'll escalate HD-5582 to the on-site team", n=2, session="s1", **agent),
+        unit("lunch menu for friday", n=3, session="s2", ts=T0 + timedelta(days=1), **agent),
+        unit(
+            "update on HD-5582: the on-site team ordered a new network card",
+            n=4,
+            session="s3",
+            ts=T0 + timedelta(days=3),
+            **agent,
+        ),
+    ]
+    sims = [0.9, 0.84, 0.8, 0.82]
+    status = analyse_query("any progress on the printer?", TABLES)
+    s = score_pool(status, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    assert top_indices(s, 1) == [3]
+    plain = score_pool(status, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9))  # no status question
+    assert top_indices(plain, 1) != [3]
+    waiting = score_pool(
+        status, _batch(units, sims=sims), TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, still_waiting=True
+    )
+    assert waiting.relevance[3] < s.relevance[3]  # still waiting asks for what is owed, not the latest word
+
+
 def test_a_status_question_about_my_problem_refers_to_the_open_one_for_the_floor() -> None:
     units = [
         unit("the discount code does not apply", n=1, session="s1", unit_type="complaint", resolution_status="pending"),
@@ -673,9 +699,9 @@ def test_a_question_whether_a_promise_was_kept_ranks_the_turn_that_kept_it() -> 
     payloads = [u.model_dump(mode="json") for u in units]
     batch = candidate_batch(ids, payloads, [0.86, 0.80], TABLES.stopwords, issues=views)
     q = analyse_query("靠窗那个 你们答应了没?", TABLES)
-    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True)
+    plain = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9))
     assert top_indices(plain, 1) == [0]
-    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_status=True, asks_latest=True)
+    s = score_pool(q, batch, TABLES, NOW, cosine_scale=(0.8, 0.9), asks_latest=True)
     assert top_indices(s, 1) == [1]
     # the kept promise's part of the score goes to the turn that kept it
     assert s.promise[0] == 0.0
