@@ -195,3 +195,22 @@ def test_a_past_hour_length_across_a_clock_change_is_elapsed_time() -> None:
     base = datetime(2027, 3, 28, 2, 30, tzinfo=UTC)
     ((_, kind, start, _),) = local("I waited 3 hours", base, "Europe/Paris")
     assert (kind, start) == ("duration", "2027-03-28 00:30")
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("我前两天在你们店买的鞋，鞋底开胶了", "前两天", "2027-06-13 00:00"),
+        ("前几天寄的快递一直没到", "前几天", "2027-06-12 00:00"),
+        ("前些天收到的包裹是坏的", "前些天", "2027-06-12 00:00"),
+        ("前些日子办的卡被冻结了", "前些日子", "2027-06-12 00:00"),
+    ],
+)
+def test_a_vague_count_of_days_back_is_a_day_that_far_back(text: str, form: str, start: str) -> None:
+    # 两 is two days; 几 and 些 are read as three, as 几天后 is
+    assert local(text) == [(form, "point", start, None)]
+
+
+@pytest.mark.parametrize("text", ["请提前两天通知我们", "开学的前两天我要回去", "开课前两天会有短信通知您"])
+def test_days_before_something_else_are_no_days_ago(text: str) -> None:
+    assert ("前两天", "point", "2027-06-13 00:00", None) not in local(text)
