@@ -104,6 +104,24 @@ def test_after_next_is_two_weeks_on(text: str, form: str, kind: str, start: str)
 
 
 @pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("The surgery is scheduled for a week from Monday.", "a week from Monday", "2027-06-28 00:00"),
+        ("the movers come two weeks from Friday", "two weeks from Friday", "2027-07-02 00:00"),
+        ("Can we do it three days from tomorrow?", "three days from tomorrow", "2027-06-19 00:00"),
+        ("the review is a week from next Friday", "a week from next Friday", "2027-07-02 00:00"),
+    ],
+)
+def test_a_count_from_a_named_day_is_that_day_moved_on(text: str, form: str, start: str) -> None:
+    # a bare Monday is the next one (21 June), next Friday the Friday of next week (25 June)
+    assert local(text) == [(form, "point", start, None)]
+
+
+def test_a_count_from_a_day_to_another_is_no_count_from_it() -> None:
+    assert [form for form, *_ in local("I'm away for a week from Monday to Sunday")] == ["a week", "Monday", "Sunday"]
+
+
+@pytest.mark.parametrize(
     ("text", "start"),
     [
         ("I've been sitting in this waiting room for 35 minutes", "2027-06-15 09:25"),
