@@ -1,6 +1,7 @@
 """Start points (从…开始, 自从…以来), evening clocks, a day and a clock around a limit word, thirds of a
-relative month, "after next", past lengths after a perfect, done verbs after a pronoun, bare days a
-month lacks, and hour counts across a clock change."""
+relative month, "after next", a count from a named day, past lengths after a perfect, done verbs after
+a pronoun and irregular past forms, bare days a month lacks, vague counts of days back (前两天), and hour
+counts across a clock change."""
 
 from __future__ import annotations
 
@@ -149,6 +150,25 @@ def test_a_length_said_in_the_present_still_runs_ahead_after_a_perfect() -> None
 )
 def test_a_done_verb_after_a_pronoun_puts_a_bare_date_in_the_past(text: str, form: str, start: str) -> None:
     assert local(text) == [(form, "point", start, None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("Your ATM kept my bank card on the 29th and the branch has no record of it", "the 29th", "2027-05-29 00:00"),
+        ("The machine took my card on the 3rd.", "the 3rd", "2027-06-03 00:00"),
+        ("the courier threw my parcel over the fence on Friday", "Friday", "2027-06-11 00:00"),
+    ],
+)
+def test_an_irregular_past_form_puts_a_bare_date_in_the_past(text: str, form: str, start: str) -> None:
+    # the 29th not yet come this month is last month's; the 3rd already gone is this month's
+    assert local(text) == [(form, "point", start, None)]
+
+
+def test_a_state_with_be_is_no_irregular_past() -> None:
+    assert local("I'm stuck at home until the 20th") == [
+        ("until the 20th", "deadline", "2027-06-15 10:00", "2027-06-20 23:59")
+    ]
 
 
 @pytest.mark.parametrize(
