@@ -4,9 +4,10 @@ In front, colloquial short forms are rewritten into forms jionlp knows (今晚 �
 明天早上, 3pm → 下午3点) with a character alignment so spans still point into the original text;
 forms jionlp misses or reads differently are parsed by our own rules first: 月底/月初/月中 (the
 last day; the 1st–5th; the 11th–20th), 这周末/下周末 (Saturday 00:00 to Sunday 23:59:59), a bare
-这个月/下个月. Behind, offsets are made points (半小时后 = the minute 30 minutes on; 一周后 = the
-day 7 days on; 三天以后 = that day), a bare clock hour 1–6 without 上午/凌晨/早 means the
-afternoon (三点开会 = 15:00), and a bare weekday already past this week means next week's.
+这个月/下个月, 前两天 / 前几天 (the day two or three days back, not jionlp's span of the days before).
+Behind, offsets are made points (半小时后 = the minute 30 minutes on; 一周后 = the day 7 days on;
+三天以后 = that day), a bare clock hour 1–6 without 上午/凌晨/早 means the afternoon (三点开会 =
+15:00), and a bare weekday already past this week means next week's.
 
 jionlp raises ValueError on strings it cannot parse; that is caught where it is called and the
 expression (or, for the extractor, the clause) is skipped rather than failing the turn. Strings
@@ -27,6 +28,7 @@ from typing import Any
 from schemas.memory import Granularity
 from state.time import calendar as cal
 from state.time.calendar import Found
+from state.time.tense import clause_tense
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +187,24 @@ _BARE_DAY = re.compile(
     r"(?<![0-9零〇一二两三四五六七八九十月周期拜第])(?P<d>[0-9]{1,2}|[二三]?十[一二三四五六七八九]?)[号日](?![内前后以之])"
 )
 
+# 前两天 / 前几天 / 前些天 (a couple of / a few days ago), which jionlp reads as a span of the days before.
+# 提前两天 (two days ahead), 之前 / 以前 / 目前 and X的前两天 (two days before X) are other words.
+_DAYS_BACK = re.compile(r"(?<![提之以目的])前(?P<n>两|几|些)(?:天|日子|日)(?![内里以之前后])")
+_VAGUE_COUNTS = {"两": 2, "几": 3, "些": 3}
+
+
+def _days_back(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
+    """The day a vague count of days back names (几 and 些 read as three, as 几天后 is), unless the
+    clause is said ahead (开课前两天会通知您: two days before the class starts).
+
+    >>> _days_back(_DAYS_BACK.search("我前两天买的"), datetime(2032, 5, 13, 14, 20))[0].isoformat()
+    '2032-05-11T00:00:00'
+    """
+    if clause_tense(m.string, m.span()) == "future":
+        msg = "days before a time ahead, not days ago"
+        raise ValueError(msg)
+    return cal.day_interval(base - timedelta(days=_VAGUE_COUNTS[m.group("n")]))
+
 
 def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
     if m.group("num"):
@@ -223,6 +243,7 @@ def _own_rules(text: str, base: datetime) -> list[Found]:
         (_WEEKEND, lambda m, b: cal.weekend_interval(b, _SHIFT[m.group("pre") or ""])),
         (_BARE_MONTH, lambda m, b: cal.month_interval(b, _SHIFT[m.group("pre")])),
         (_BARE_DAY, _missing_day),
+        (_DAYS_BACK, _days_back),
     )
     for pattern, handler in rules:
         for m in pattern.finditer(text):

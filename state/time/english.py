@@ -11,7 +11,8 @@ perfect in its clause ("hasn't shipped after six weeks") is no point but a lengt
 left to `state.time.deadline`. Parts of the day
 follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24; a clock said with
 tonight / last night is on that evening (tonight at 9 = 21:00); "the Monday / week after next" is two
-weeks on; a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock.
+weeks on; "a week from Monday" is the coming Monday + 7 (a count from a named day is a day, no
+length); a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock.
 
 dateparser's search splits phrases oddly ("two days ago and"); these rules take its place for
 the forms they cover, and `state.time.extract` keeps dateparser only as a fallback for other dates.

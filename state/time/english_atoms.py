@@ -194,19 +194,41 @@ def _dated(base: datetime, month: int, day: int, year: str | None) -> datetime |
     return found
 
 
-def _weekday_atom(m: re.Match[str], base: datetime) -> Atom:
-    mod = (m.group("mod") or "").lower()
-    wd = _WEEKDAYS[m.group("wd").lower()]
-    week_word = (m.group("wk") or "").lower()
+def _weekday_day(base: datetime, weekday: str, mod: str = "", week_word: str = "") -> datetime:
+    """The day a weekday names from `base`, with its modifier (next, last, this, coming) or week words.
+
+    >>> sunday = datetime(2032, 2, 29, 11)
+    >>> _weekday_day(sunday, "monday").date(), _weekday_day(sunday, "friday", "last").date()
+    (datetime.date(2032, 3, 1), datetime.date(2032, 2, 20))
+    """
+    mod, week_word = mod.lower(), week_word.lower()
+    wd = _WEEKDAYS[weekday.lower()]
     if mod in ("next", "the next") or "next week" in week_word:
-        day = cal.weekday_in_week(base, wd, 1)
-    elif mod in ("last", "past") or "last week" in week_word:
-        day = cal.weekday_in_week(base, wd, -1)
-    elif mod == "this" or "this week" in week_word:
-        day = cal.weekday_in_week(base, wd, 0)
-    else:  # bare or "coming": the next one after today
-        day = cal.next_weekday(base, wd)
-    return _day(m.span(), day)
+        return cal.weekday_in_week(base, wd, 1)
+    if mod in ("last", "past") or "last week" in week_word:
+        return cal.weekday_in_week(base, wd, -1)
+    if mod == "this" or "this week" in week_word:
+        return cal.weekday_in_week(base, wd, 0)
+    return cal.next_weekday(base, wd)  # bare or "coming": the next one after today
+
+
+def _weekday_atom(m: re.Match[str], base: datetime) -> Atom:
+    return _day(m.span(), _weekday_day(base, m.group("wd"), m.group("mod") or "", m.group("wk") or ""))
+
+
+def _count_from_day_atom(m: re.Match[str], base: datetime) -> Atom | None:
+    """A week from Monday, two weeks from Friday, three days from tomorrow: the count on from that day,
+    a day (the anchor is read as it is alone: a bare Monday is the next one). Hours from a day name no day."""
+    unit, factor = _unit(m.group("u"))
+    if unit in ("minute", "hour"):
+        return None
+    anchor = m.group("anchor").lower()
+    if anchor in ("tomorrow", "yesterday"):
+        day = cal.day_start(base) + timedelta(days=1 if anchor == "tomorrow" else -1)
+    else:
+        day = _weekday_day(base, m.group("wd"), m.group("mod") or "")
+    amount = word_number(m.group("n")) + (0.5 if m.group("half") or m.group("half2") else 0.0)
+    return _day(m.span(), cal.delta_interval(day, unit, amount * factor)[0])
 
 
 def _shift_word(word: str) -> int:
@@ -260,6 +282,16 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:an|one) hour and a half (?:from now|later)\b|\bin (?:an|one) hour and a half\b", _F), "h90+"),
     (re.compile(r"\b(?:in|within) half an hour\b|\bhalf an hour (?:from now|later)\b|\bin a half hour\b", _F), "h30+"),
     (re.compile(r"\bhalf an hour ago\b", _F), "h30-"),
+    # A count from a named day is a day on from it, not a length ("a week from Monday" = the Monday after
+    # the coming one); "from Monday to Friday" is a span's start, no anchor.
+    (
+        re.compile(
+            rf"\b{_COUNT} from (?P<anchor>tomorrow|yesterday|(?:(?P<mod>next|this|coming|this coming|last) )?"
+            rf"(?P<wd>{_WD}))\b(?!\s*(?:to|until|till|through|thru|and)\b|\s*[-–])",
+            _F,
+        ),
+        "countfrom",
+    ),
     (re.compile(rf"\b(?:in|within|after) {_COUNT}(?: (?:from now|later|time))?", _F), "off+"),
     (re.compile(rf"\b{_COUNT} (?:from now|from today|later)\b", _F), "off+"),
     (re.compile(rf"\b{_COUNT} ago\b", _F), "off-"),
@@ -437,6 +469,8 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
         return _day(span, cal.year_interval(base)[1])
     if kind == "weekday":
         return _weekday_atom(m, base)
+    if kind == "countfrom":
+        return _count_from_day_atom(m, base)
     if kind == "named":
         named = cal.nearest_named_day(m.group("name"), base, (m.group("mod") or "").lower())
         return None if named is None else _day(span, named)

@@ -1,6 +1,7 @@
 """Start points (从…开始, 自从…以来), evening clocks, a day and a clock around a limit word, thirds of a
-relative month, "after next", past lengths after a perfect, done verbs after a pronoun, bare days a
-month lacks, and hour counts across a clock change."""
+relative month, "after next", a count from a named day, past lengths after a perfect, done verbs after
+a pronoun and irregular past forms, bare days a month lacks, vague counts of days back (前两天), and hour
+counts across a clock change."""
 
 from __future__ import annotations
 
@@ -104,6 +105,24 @@ def test_after_next_is_two_weeks_on(text: str, form: str, kind: str, start: str)
 
 
 @pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("The surgery is scheduled for a week from Monday.", "a week from Monday", "2027-06-28 00:00"),
+        ("the movers come two weeks from Friday", "two weeks from Friday", "2027-07-02 00:00"),
+        ("Can we do it three days from tomorrow?", "three days from tomorrow", "2027-06-19 00:00"),
+        ("the review is a week from next Friday", "a week from next Friday", "2027-07-02 00:00"),
+    ],
+)
+def test_a_count_from_a_named_day_is_that_day_moved_on(text: str, form: str, start: str) -> None:
+    # a bare Monday is the next one (21 June), next Friday the Friday of next week (25 June)
+    assert local(text) == [(form, "point", start, None)]
+
+
+def test_a_count_from_a_day_to_another_is_no_count_from_it() -> None:
+    assert [form for form, *_ in local("I'm away for a week from Monday to Sunday")] == ["a week", "Monday", "Sunday"]
+
+
+@pytest.mark.parametrize(
     ("text", "start"),
     [
         ("I've been sitting in this waiting room for 35 minutes", "2027-06-15 09:25"),
@@ -131,6 +150,25 @@ def test_a_length_said_in_the_present_still_runs_ahead_after_a_perfect() -> None
 )
 def test_a_done_verb_after_a_pronoun_puts_a_bare_date_in_the_past(text: str, form: str, start: str) -> None:
     assert local(text) == [(form, "point", start, None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("Your ATM kept my bank card on the 29th and the branch has no record of it", "the 29th", "2027-05-29 00:00"),
+        ("The machine took my card on the 3rd.", "the 3rd", "2027-06-03 00:00"),
+        ("the courier threw my parcel over the fence on Friday", "Friday", "2027-06-11 00:00"),
+    ],
+)
+def test_an_irregular_past_form_puts_a_bare_date_in_the_past(text: str, form: str, start: str) -> None:
+    # the 29th not yet come this month is last month's; the 3rd already gone is this month's
+    assert local(text) == [(form, "point", start, None)]
+
+
+def test_a_state_with_be_is_no_irregular_past() -> None:
+    assert local("I'm stuck at home until the 20th") == [
+        ("until the 20th", "deadline", "2027-06-15 10:00", "2027-06-20 23:59")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -195,3 +233,22 @@ def test_a_past_hour_length_across_a_clock_change_is_elapsed_time() -> None:
     base = datetime(2027, 3, 28, 2, 30, tzinfo=UTC)
     ((_, kind, start, _),) = local("I waited 3 hours", base, "Europe/Paris")
     assert (kind, start) == ("duration", "2027-03-28 00:30")
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "start"),
+    [
+        ("我前两天在你们店买的鞋，鞋底开胶了", "前两天", "2027-06-13 00:00"),
+        ("前几天寄的快递一直没到", "前几天", "2027-06-12 00:00"),
+        ("前些天收到的包裹是坏的", "前些天", "2027-06-12 00:00"),
+        ("前些日子办的卡被冻结了", "前些日子", "2027-06-12 00:00"),
+    ],
+)
+def test_a_vague_count_of_days_back_is_a_day_that_far_back(text: str, form: str, start: str) -> None:
+    # 两 is two days; 几 and 些 are read as three, as 几天后 is
+    assert local(text) == [(form, "point", start, None)]
+
+
+@pytest.mark.parametrize("text", ["请提前两天通知我们", "开学的前两天我要回去", "开课前两天会有短信通知您"])
+def test_days_before_something_else_are_no_days_ago(text: str) -> None:
+    assert ("前两天", "point", "2027-06-13 00:00", None) not in local(text)
