@@ -12,13 +12,35 @@ from state.units.promise import is_agent_promise, payload_deadline
 
 
 @pytest.mark.parametrize(
-    "text", ["好的", "行吧。", "嗯嗯，谢谢！", "OK thanks", "Sorry about that.", "非常抱歉给您带来不便"]
+    "text",
+    [
+        "好的",
+        "行吧。",
+        "嗯嗯，谢谢！",
+        "OK thanks",
+        "Sorry about that.",
+        "非常抱歉给您带来不便",
+        "好的，感谢反馈",
+        "太好了，有问题随时找我们",
+        "Sounds good, sorry for the hassle",
+        "Glad to hear it! Enjoy",
+    ],
 )
 def test_fillers_carry_no_content(text: str) -> None:
     assert not has_content(text)
 
 
-@pytest.mark.parametrize("text", ["两天内发到您的账户。", "I see Maria's note", "Cancelled.", "订单 20250601123"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "两天内发到您的账户。",
+        "I see Maria's note",
+        "Cancelled.",
+        "订单 20250601123",
+        "感谢反馈，我们三天内处理",
+        "I enjoy it",
+    ],
+)
 def test_anything_else_does(text: str) -> None:
     assert has_content(text)
 
