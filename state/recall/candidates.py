@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from state.recall.introductions import spoken_by
 from state.recall.lexical import tokenize
 from state.recall.resolution import IssueView
 from state.units.content import has_content
@@ -134,7 +135,7 @@ def candidate_batch(
         effective_from=np.array([_epoch(v.get("effective_from")) for v in validity]),
         effective_to=np.array([_epoch(v.get("effective_to")) for v in validity]),
         topics=tuple(p.get("topic") for p in payloads),
-        speakers=tuple(str(p.get("speaker") or "").lower() for p in payloads),
+        speakers=spoken_by(payloads),
         lowered=tuple(str(p.get("text", "")).lower() for p in payloads),
         lexical=None if lexical is None else np.asarray(lexical, dtype=np.float64),
         overdue=np.array([1.0 if m in issues and issues[m].overdue else 0.0 for m in ids]),

@@ -40,10 +40,18 @@ Focus = Literal["answer", "handling", "own", "current", "information"]
 B = npt.NDArray[np.bool_]
 
 
+# 我 right after a preposition or a benefactive is the object, not the one who did it: "你们给我补偿了什么"
+# asks what the agent did, not what the customer did ("我…了什么").
+_OBJECT_OF = "给帮替为让跟对和向"
+
+
 def _pattern(phrase: str) -> str:
-    """A phrase as a regular expression: Latin ones as whole words, '…' a gap of up to 6 characters."""
+    """A phrase as a regular expression: Latin ones as whole words, '…' a gap of up to 6 characters;
+    a CJK phrase opening with 我 not where 我 is an object ("给我…")."""
     body = ".{0,6}?".join(re.escape(part) for part in phrase.split("…"))
-    return rf"(?<!\w){body}(?!\w)" if phrase.isascii() else body
+    if phrase.isascii():
+        return rf"(?<!\w){body}(?!\w)"
+    return rf"(?<![{_OBJECT_OF}]){body}" if phrase.startswith("我") else body
 
 
 def says(text: str, phrases: Sequence[str]) -> bool:
@@ -54,6 +62,8 @@ def says(text: str, phrases: Sequence[str]) -> bool:
     (False, True)
     >>> says("我现在约的保洁", ["现在"]), says("上周三我退订了什么？", ["我…了什么"]), says("我了解了", ["我…了什么"])
     (True, True, False)
+    >>> says("你们给我补偿了什么？", ["我…了什么"])
+    False
     """
     matcher = _matcher(tuple(phrases))
     return matcher is not None and matcher.search(text.lower()) is not None

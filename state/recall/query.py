@@ -26,7 +26,7 @@ from state.recall.lexical import tokenize
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)(?:'s)?\b")
 # Identifiers worth matching exactly: order numbers, tracking numbers, phone numbers, codes.
 _IDENTIFIER = re.compile(
-    r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}|\d{5,}(?!\s*[元块])|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{4,}(?:-\d+)*|\d{5,}(?!\s*[元块])|[A-Z]{2,}\d{2,}[A-Z0-9]*)(?![A-Za-z0-9])"
 )
 # A shorter number is an identifier where a record noun names it: "订单7719", "7731那个订单", "order #4471".
 _RECORD = r"(?:订单|单号|运单|工单|尾号|卡号|order|ticket|case|invoice|booking|ref(?:erence)?|ending(?: in)?)"
@@ -139,6 +139,8 @@ def identifiers(text: str) -> tuple[str, ...]:
     ('20250601123', 'SF123456789')
     >>> identifiers("7731那个订单到哪了"), identifiers("when is 66154 supposed to come?"), identifiers("2023年买的")
     (('7731',), ('66154',), ())
+    >>> identifiers("INV-2025-0113 那张后来怎么处理的？")  # every group of a hyphenated number: not INV-2025
+    ('INV-2025-0113',)
     """
     found = [m.group(0) for m in _IDENTIFIER.finditer(text)]
     return tuple(dict.fromkeys([*found, *named_numbers(text)]))
