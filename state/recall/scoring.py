@@ -185,7 +185,15 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float, focus: Focus) -
     t_ts, t_sess = np.full(m, np.nan), np.zeros(m, dtype=np.int64)
     t_ts[of_turn] = batch.ts
     t_sess[of_turn] = batch.session
-    order = np.lexsort((t_ts, t_sess))
+    # A turn without content ("您好，我查一下", "Let me check") is no side of an exchange: the customer's
+    # report is answered by the agent's next turn that says something.
+    content = batch.content if batch.content is not None else np.ones(n, dtype=bool)
+    t_content = np.zeros(m, dtype=bool)
+    np.logical_or.at(t_content, of_turn, content)
+    said = np.flatnonzero(t_content)
+    if said.size < 2:
+        return prev, nxt, none, none.copy(), none.copy(), none.copy()
+    order = said[np.lexsort((t_ts[said], t_sess[said]))]
     ts, sess, r = t_ts[order], t_sess[order], t_rel[order]
     with np.errstate(invalid="ignore"):
         linked = (sess[1:] == sess[:-1]) & (np.abs(ts[1:] - ts[:-1]) <= max_gap_s)

@@ -350,6 +350,20 @@ def test_a_status_question_ranks_the_agents_latest_update_of_the_matter_first() 
     assert waiting.relevance[3] < s.relevance[3]  # still waiting asks for what is owed, not the latest word
 
 
+def test_a_holding_reply_without_content_is_no_side_of_the_exchange() -> None:
+    agent = {"speaker_role": "agent"}
+    units = [
+        unit("my parcel still says out for delivery", n=1, session="s1"),
+        unit("Let me check.", n=2, session="s1", **agent),
+        unit("it was held at the depot, it reaches your locker tomorrow morning", n=3, session="s1", **agent),
+    ]
+    q = analyse_query("what did you tell me about my parcel?", TABLES)
+    assert q.focus == "information"
+    s = score_pool(q, _batch(units, sims=[0.9, 0.8, 0.82]), TABLES, NOW, cosine_scale=(0.8, 0.9))
+    assert top_indices(s, 1) == [2]  # the report is answered by the agent's next turn that says something
+    assert s.relevance[1] == 0.0
+
+
 def test_a_status_question_about_my_problem_refers_to_the_open_one_for_the_floor() -> None:
     units = [
         unit("the discount code does not apply", n=1, session="s1", unit_type="complaint", resolution_status="pending"),
