@@ -37,7 +37,8 @@ from state.time.tense import ambiguous_unit, clause_tense, move
 _F = re.IGNORECASE
 _ZH_NUM = r"(?:[0-9]{1,3}(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百几]+)"
 _EN_NUM = (
-    r"(?:\d{1,3}|(?:twenty|thirty|forty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|a couple of|"
+    r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ]"
+    r"(?:one|two|three|four|five|six|seven|eight|nine)|a couple of|"
     r"a few|several|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|one|two|three|four|five|six|seven|eight|nine|an|a)"
 )
@@ -48,10 +49,11 @@ _ZH_LOW = r"(?:工作日|个工作日|天|日|小时|个小时|钟头|分钟|周
 _ZH_COUNT = (
     rf"(?:(?P<lo>{_ZH_NUM})(?:个)?{_ZH_LOW}\s*(?:到|至|-|~|～|—)\s*)?(?P<n>{_ZH_NUM}|半)(?:个)?(?P<half>半)?{_ZH_UNIT}"
 )
-# "and a half" before or after the unit adds half of it: two and a half hours, an hour and a half.
+# "and a half" before or after the unit adds half of it: two and a half hours, an hour and a half. A tens
+# word joined to a ones word by a hyphen is one number (twenty-five minutes), no range from twenty to five.
 _EN_COUNT = (
-    rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})\s*(?:-|–|to|or)\s*)?(?P<n>{_EN_NUM}|half an?)(?P<half>\s+and a half)?"
-    rf"\s+{_EN_UNIT}(?P<half2>\s+and a half\b)?"
+    rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})(?!(?<=ty)-[a-z])\s*(?:-|–|to|or)\s*)?"
+    rf"(?P<n>{_EN_NUM}|half an?)(?P<half>\s+and a half)?\s+{_EN_UNIT}(?P<half2>\s+and a half\b)?"
 )
 
 _NO_DIGIT_BEFORE = r"(?<![0-9.零〇一二两三四五六七八九十百])"

@@ -20,13 +20,13 @@ _SMALL_WORDS = (
     "seventeen eighteen nineteen twenty"
 )
 _SMALL = _SMALL_WORDS.split()
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(_SMALL)}
 NUMBER_WORDS.update({k: float(v) for k, v in _TENS.items()})
 NUMBER_WORDS.update({"a": 1.0, "an": 1.0, "a couple of": 2.0, "couple of": 2.0, "a few": 3.0, "several": 3.0})
 
 _WORD_NUM = (
-    r"(?:(?:twenty|thirty|forty|fifty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|"
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](?:one|two|three|four|five|six|seven|eight|nine)|"
     + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
     + r")"
 )

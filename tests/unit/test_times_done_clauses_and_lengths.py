@@ -143,3 +143,25 @@ def test_and_a_half_adds_half_a_unit(text: str, found: list[tuple[str, str, str,
 )
 def test_after_a_count_under_a_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
     assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "I've been stuck on the login page for twenty-five minutes.",
+            [("twenty-five minutes", "duration", "2029-03-14T09:35", "2029-03-14T10:00")],
+        ),
+        (
+            "We've waited for seventy-five minutes.",
+            [("seventy-five minutes", "duration", "2029-03-14T08:45", "2029-03-14T10:00")],
+        ),
+        # a range from one word to another still counts its upper end
+        (
+            "it takes twenty to thirty minutes",
+            [("twenty to thirty minutes", "duration", "2029-03-14T10:00", "2029-03-14T10:30")],
+        ),
+    ],
+)
+def test_a_tens_word_hyphened_to_a_ones_word_is_one_number(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
