@@ -165,3 +165,31 @@ def test_after_a_count_under_a_perfect_looks_back(text: str, found: list[tuple[s
 )
 def test_a_tens_word_hyphened_to_a_ones_word_is_one_number(text: str, found: list[tuple[str, str, str, str]]) -> None:
     assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "The line at the post office hasn't moved in 45 minutes.",
+            [("45 minutes", "duration", "2029-03-14T09:15", "2029-03-14T10:00")],
+        ),
+        (
+            "The contractor hasn't answered a single email in two weeks.",
+            [("two weeks", "duration", "2029-02-28T10:00", "2029-03-14T10:00")],
+        ),
+        ("I have not slept in two days", [("two days", "duration", "2029-03-12T10:00", "2029-03-14T10:00")]),
+        (
+            "the claim hasnt been touched in 3 business days",
+            [("3 business days", "duration", "2029-03-09T10:00", "2029-03-14T10:00")],
+        ),
+        # no negated perfect in the count's clause: "in" a count is the point that far ahead
+        (
+            "They haven't replied, so call me in 2 days",
+            [("in 2 days", "point", "2029-03-16T00:00", "2029-03-16T23:59")],
+        ),
+        ("It has moved, see you in 2 hours", [("in 2 hours", "point", "2029-03-14T12:00", "2029-03-14T12:00")]),
+    ],
+)
+def test_in_a_count_under_a_negated_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
