@@ -13,7 +13,8 @@ Three passes, both languages alike (cue words in `state/time/resources/time_cues
   than a day (下周前, before next month) means before it starts, unless the span is an end
   (年底前, by the end of the month).
 * `find_durations` — a length that is not a limit: 需要三个工作日, 等了三天, takes 3-5 business
-  days, for two weeks. It runs from the event forward, or up to the event when said in the past.
+  days, for two weeks, hasn't moved in 45 minutes. It runs from the event forward, or up to the
+  event when said in the past.
 
 A deadline expression runs from the event (`start`) to its limit (`end` = `deadline`).
 """
@@ -31,13 +32,14 @@ from state.core.datafiles import packaged, read_data
 from state.time import calendar as cal
 from state.time.calendar import Found
 from state.time.chinese import chinese_number
-from state.time.english_atoms import PERFECT, perfect_before, word_number
+from state.time.english_atoms import PERFECT, negated_perfect_before, perfect_before, word_number
 from state.time.tense import ambiguous_unit, clause_tense, move
 
 _F = re.IGNORECASE
 _ZH_NUM = r"(?:[0-9]{1,3}(?:\.[0-9]+)?|[零〇一二两三四五六七八九十百几]+)"
 _EN_NUM = (
-    r"(?:\d{1,3}|(?:twenty|thirty|forty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|a couple of|"
+    r"(?:\d{1,3}|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ]"
+    r"(?:one|two|three|four|five|six|seven|eight|nine)|a couple of|"
     r"a few|several|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|one|two|three|four|five|six|seven|eight|nine|an|a)"
 )
@@ -48,10 +50,11 @@ _ZH_LOW = r"(?:工作日|个工作日|天|日|小时|个小时|钟头|分钟|周
 _ZH_COUNT = (
     rf"(?:(?P<lo>{_ZH_NUM})(?:个)?{_ZH_LOW}\s*(?:到|至|-|~|～|—)\s*)?(?P<n>{_ZH_NUM}|半)(?:个)?(?P<half>半)?{_ZH_UNIT}"
 )
-# "and a half" before or after the unit adds half of it: two and a half hours, an hour and a half.
+# "and a half" before or after the unit adds half of it: two and a half hours, an hour and a half. A tens
+# word joined to a ones word by a hyphen is one number (twenty-five minutes), no range from twenty to five.
 _EN_COUNT = (
-    rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})\s*(?:-|–|to|or)\s*)?(?P<n>{_EN_NUM}|half an?)(?P<half>\s+and a half)?"
-    rf"\s+{_EN_UNIT}(?P<half2>\s+and a half\b)?"
+    rf"(?:(?P<lo>\d{{1,3}}|{_EN_NUM})(?!(?<=ty)-[a-z])\s*(?:-|–|to|or)\s*)?"
+    rf"(?P<n>{_EN_NUM}|half an?)(?P<half>\s+and a half)?\s+{_EN_UNIT}(?P<half2>\s+and a half\b)?"
 )
 
 _NO_DIGIT_BEFORE = r"(?<![0-9.零〇一二两三四五六七八九十百])"
@@ -65,7 +68,7 @@ _ZH_DURATION = re.compile(
 )
 _EN_DURATION = re.compile(
     rf"\b(?:for|takes?|took|taking|lasts?|lasted|need|needs|needed|about|around|approximately|roughly|"
-    rf"waited|waiting|spent|spending|been|after)\s+"
+    rf"waited|waiting|spent|spending|been|after|in)\s+"
     rf"(?:(?:about|around|approximately|roughly|the (?:past|last|next))\s+)?{_EN_COUNT}"
     rf"|\b(?P<lo2>\d{{1,3}})\s*(?:-|–|to)\s*(?P<n2>\d{{1,3}})\s+(?P<biz2>business|working)\s+days?\b"
     rf"|\b(?P<n3>\d{{1,3}}|{_EN_NUM})\s+(?P<biz3>business|working)\s+days?\b(?!\s+ago)",
@@ -213,6 +216,8 @@ def find_within(text: str, base: datetime, zone: tzinfo | None = None) -> list[F
                 continue  # not a number after all (几十 of something)
             if not zh and not business and not re.match(r"(?i)within|inside|in the|over the", m.group(0)):
                 continue  # "in 3 days" is a point (the day three days on), not a limit
+            if not zh and m.group(0)[:3].lower() == "in " and negated_perfect_before(text, m.start()):
+                continue  # "hasn't been processed in 3 business days": a length up to now, no limit
             if not _free(m.span(), [f.span for f in out]):
                 continue
             limit, gran = _span_end(base, unit, amount, business, zone)
@@ -313,9 +318,12 @@ def find_durations(text: str, base: datetime, taken: list[tuple[int, int]], zone
             after = not zh and m.group(0)[:6].lower() == "after "
             if after and not perfect_before(text, m.start()):
                 continue  # "after two days" ahead is a point (the atom pass's)
+            unsaid = not zh and m.group(0)[:3].lower() == "in "
+            if unsaid and not negated_perfect_before(text, m.start()):
+                continue  # "in two days" is a point ahead; only "hasn't answered in two days" is a length
             present = not zh and _PRESENT_LENGTH.match(m.group(0)) is not None
             perfect = _PERFECT.search(text, own_clause, m.start()) is not None or _perfect_length(text, own_clause, m)
-            past = after or near or (not present and (perfect or clause_tense(text, m.span()) == "past"))
+            past = after or unsaid or near or (not present and (perfect or clause_tense(text, m.span()) == "past"))
             if past:
                 start, end = _span_back(base, unit, amount, business, zone), base
             else:

@@ -7,8 +7,9 @@ July is over); `in two hours` / `two days ago` are offsets from the event time (
 elapsed in the speaker's zone, across a clock change too); a bare clock hour 1–6 without am/pm means
 the afternoon; named days (Black Friday, Christmas Eve) are the latest before today with `last`, else
 the next one; "and a half" adds half a unit (in two and a half hours); "after" a count under a
-perfect in its clause ("hasn't shipped after six weeks") is no point but a length up to the event,
-left to `state.time.deadline`. Parts of the day
+perfect in its clause ("hasn't shipped after six weeks"), and "in" a count under a negated perfect
+("hasn't answered in two weeks"), is no point but a length up to the event, left to
+`state.time.deadline`. Parts of the day
 follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24; a clock said with
 tonight / last night is on that evening (tonight at 9 = 21:00); "the Monday / week after next" is two
 weeks on; "a week from Monday" is the coming Monday + 7 (a count from a named day is a day, no

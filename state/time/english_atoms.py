@@ -20,13 +20,13 @@ _SMALL_WORDS = (
     "seventeen eighteen nineteen twenty"
 )
 _SMALL = _SMALL_WORDS.split()
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(_SMALL)}
 NUMBER_WORDS.update({k: float(v) for k, v in _TENS.items()})
 NUMBER_WORDS.update({"a": 1.0, "an": 1.0, "a couple of": 2.0, "couple of": 2.0, "a few": 3.0, "several": 3.0})
 
 _WORD_NUM = (
-    r"(?:(?:twenty|thirty|forty|fifty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|"
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](?:one|two|three|four|five|six|seven|eight|nine)|"
     + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS), key=len, reverse=True))
     + r")"
 )
@@ -52,6 +52,27 @@ def perfect_before(text: str, pos: int) -> bool:
     """
     start = max([0, *(m.end() for m in _CLAUSE_MARK.finditer(text, 0, pos))])
     return PERFECT.search(text, start, pos) is not None
+
+
+# A negated perfect ("hasn't moved", "haven't heard back", "has not replied"): "in" a count after it in its
+# clause is how long the thing has not happened up to now ("hasn't answered in two weeks"), no point ahead.
+_NEGATED_PERFECT = re.compile(
+    r"(?:\b(?:have|has|had)\s+(?:not|never)|\b(?:haven|hasn|hadn)['’]?t)\s+"
+    r"(?:(?:still|yet|even|ever|really|once)\s+)*[a-z]+(?:ed|en|wn|ne|ght|t|d)\b",
+    re.IGNORECASE,
+)
+
+
+def negated_perfect_before(text: str, pos: int) -> bool:
+    """Whether the clause of `text` that runs up to `pos` holds a negated perfect (hasn't moved).
+
+    >>> negated_perfect_before("the line hasn't moved in 45 minutes", 22)
+    True
+    >>> negated_perfect_before("it has moved, call me in 45 minutes", 20)
+    False
+    """
+    start = max([0, *(m.end() for m in _CLAUSE_MARK.finditer(text, 0, pos))])
+    return _NEGATED_PERFECT.search(text, start, pos) is not None
 
 
 _WEEKDAYS = {
@@ -446,6 +467,8 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
     if kind in ("off+", "off-"):
         if m.group(0).lower().startswith("after") and perfect_before(m.string, m.start()):
             return None  # "still hasn't shipped after six weeks": a length up to now (`deadline.find_durations`)
+        if m.group(0).lower().startswith("in ") and negated_perfect_before(m.string, m.start()):
+            return None  # "hasn't answered in two weeks": a length up to now, as after a perfect
         return _offset_atom(m, base, -1.0 if kind == "off-" else 1.0, zone)
     if kind.startswith("d") and kind[1] in "+-":
         return _day(span, base + timedelta(days=int(kind[1:])))

@@ -1,6 +1,6 @@
-"""Tense cues of a done clause (是…的 after a place, negations without an apostrophe), a participle
-after need / want / get, month parts that roll to next year, and lengths said with "and a half" or
-"after" under a perfect."""
+"""Tense cues of a done clause (是…的 after a place, negations without an apostrophe, a regular past verb
+with its object, a bill paid), a participle after need / want / get, month parts that roll to next year,
+and lengths said with "and a half", a hyphened number, or "after" / "in" under a perfect."""
 
 from __future__ import annotations
 
@@ -142,4 +142,81 @@ def test_and_a_half_adds_half_a_unit(text: str, found: list[tuple[str, str, str,
     ],
 )
 def test_after_a_count_under_a_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("The letting agent inspected the flat on the 21st and is withholding my deposit.", "2029-02-21"),
+        ("The roofer repaired our gutter on the 20th and it leaks again.", "2029-02-20"),
+        ("Our landlord cleaned it on the 20th.", "2029-02-20"),
+        ("The plumber will fix the sink on the 20th.", "2029-03-20"),  # no done verb: ahead
+        ("The signed lease starts on the 20th.", "2029-03-20"),  # a participle before a noun: no object
+        ("The delivery is scheduled the 20th.", "2029-03-20"),
+    ],
+)
+def test_a_regular_past_verb_with_its_object_is_a_done_clause(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("我20号交的话费怎么到现在还显示欠费", "2029-02-20"),  # 话费 is the bill paid, not 的话 (if)
+        ("我20号交的话费会到账吗", "2029-03-20"),  # 会 after it: ahead
+        ("20号交的话就不收滞纳金", "2029-03-20"),  # 的话: a condition
+    ],
+)
+def test_a_bill_paid_is_a_done_clause_but_de_hua_is_a_condition(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC", "zh")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "I've been stuck on the login page for twenty-five minutes.",
+            [("twenty-five minutes", "duration", "2029-03-14T09:35", "2029-03-14T10:00")],
+        ),
+        (
+            "We've waited for seventy-five minutes.",
+            [("seventy-five minutes", "duration", "2029-03-14T08:45", "2029-03-14T10:00")],
+        ),
+        # a range from one word to another still counts its upper end
+        (
+            "it takes twenty to thirty minutes",
+            [("twenty to thirty minutes", "duration", "2029-03-14T10:00", "2029-03-14T10:30")],
+        ),
+    ],
+)
+def test_a_tens_word_hyphened_to_a_ones_word_is_one_number(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "The line at the post office hasn't moved in 45 minutes.",
+            [("45 minutes", "duration", "2029-03-14T09:15", "2029-03-14T10:00")],
+        ),
+        (
+            "The contractor hasn't answered a single email in two weeks.",
+            [("two weeks", "duration", "2029-02-28T10:00", "2029-03-14T10:00")],
+        ),
+        ("I have not slept in two days", [("two days", "duration", "2029-03-12T10:00", "2029-03-14T10:00")]),
+        (
+            "the claim hasnt been touched in 3 business days",
+            [("3 business days", "duration", "2029-03-09T10:00", "2029-03-14T10:00")],
+        ),
+        # no negated perfect in the count's clause: "in" a count is the point that far ahead
+        (
+            "They haven't replied, so call me in 2 days",
+            [("in 2 days", "point", "2029-03-16T00:00", "2029-03-16T23:59")],
+        ),
+        ("It has moved, see you in 2 hours", [("in 2 hours", "point", "2029-03-14T12:00", "2029-03-14T12:00")]),
+    ],
+)
+def test_in_a_count_under_a_negated_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
     assert _lengths(text) == found
