@@ -191,6 +191,8 @@ def _segment_kind(
         return "question", (OFFER_ASKED,) if _OFFER_ASK.search(stripped) else ("wh_question",)
     if customer and asked and repeat and _ZH_AGAIN.search(text):
         return "repeat_complaint", ("repeat_question",)
+    if not asked and has("attribution"):
+        return "statement", ("attribution",)
     if label in ("neutral", "commitment") and has("done_scheduled"):
         return "status_update", ("status_done", *repeat)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):

@@ -4,7 +4,7 @@
 The rules (`state.tagging.kinds`) type each segment and name the cue that decided it. Where such a
 cue fired on the segment that gives the unit its type (a complaint family, a repeated contact, a
 resolution, a reported promise, a refusal, a clarification, an action asked as a question, a
-done-status, an agent's offer, a courtesy), the rules win. Otherwise — the type came only from the
+done-status, an agent's offer, who asked for something, a courtesy), the rules win. Otherwise — the type came only from the
 intent label, or nothing fired and the unit is a plain statement — the head's type replaces the
 rules' when the head gives it at least `min_margin` more probability than it gives the rules' type;
 its choice is named among the unit's segment cues (`unit_type_head`). The margin is high on
@@ -50,6 +50,7 @@ DECISIVE_CUES = frozenset(
         "agent_future",
         "customer_promise",
         "bare_please",
+        "attribution",
     }
 )
 # Types an agent's unit never takes from the head: an agent does not complain, and an agent's
