@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export OMP_NUM_THREADS := 1
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup e2e-setup demo test test-unit test-vllm eval layers lint bench services-up services-down clean
+.PHONY: setup e2e-setup demo test test-unit test-vllm eval layers lint bench services-up services-down clean unit-type-head
 
 setup: $(STAMP)
 
@@ -70,6 +70,12 @@ bench: setup
 	infra/services.sh down; exit $$rc
 
 # The import contracts in pyproject.toml ([tool.importlinter]): fails on an upward import.
+# The shipped unit-type head, rebuilt from the project's own sentences and the turns of its own
+# labelled sets (docs/unit-types-and-role-emotion.md); deterministic. Never the development data.
+UNIT_TYPE_SETS := $(foreach s,_ _holdout _third _fourth _fifth _sixth _seventh _eighth _ninth,tests/fixtures/cs_unit_types$(s:_=).jsonl)
+unit-type-head: setup
+	$(BIN)/python -m sinks.models.unit_type_train --dialogues $(UNIT_TYPE_SETS)
+
 layers: setup
 	$(BIN)/lint-imports
 

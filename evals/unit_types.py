@@ -30,7 +30,7 @@ from typing import cast
 from evals.metrics import f1_table
 from schemas.events import ConversationEvent
 from sinks.models.unit_type_model import default_type_head
-from state.normalise.turn import NormaliseConfig, normalise_turn
+from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
 from state.tagging.kinds import unit_kind
 from state.tagging.lexicon import load_lexicon
 from state.tagging.tagger import TagConfig, TagState, tag_turn
@@ -56,10 +56,9 @@ class Scored:
     apology: bool
 
 
-def run_dialogue(
-    dialogue: dict[str, object], head: TypeReader | None = None, blend: TypeBlend | None = None
-) -> list[Scored]:
-    """Every turn of one dialogue through normalise → tag → unit emotion → unit type → unit, in order."""
+def tag_dialogue(dialogue: dict[str, object]) -> list[tuple[list[str], Turn]]:
+    """Every turn of one dialogue through normalise → tag → unit emotion, in order: the rules'
+    part, which no head changes (so one tagging serves many heads)."""
     lex = load_lexicon()
     tag_state: TagState | None = None
     carry: CarryState | None = None
@@ -76,7 +75,20 @@ def run_dialogue(
         )
         tag_state, turn = tag_turn(tag_state, normalise_turn(ev, NormaliseConfig()), TagConfig(), lex)
         carry, turn = unit_emotion_turn(carry, turn, lex)
-        turn = type_units(turn, head, blend or TypeBlend())
+        out.append(([role, text, gold], turn))
+    return out
+
+
+def score_dialogue(
+    dialogue: dict[str, object],
+    tagged: list[tuple[list[str], Turn]],
+    head: TypeReader | None = None,
+    blend: TypeBlend | None = None,
+) -> list[Scored]:
+    """The tagged turns' unit types (rules and head) → units, one scored row a turn."""
+    out = []
+    for (role, text, gold), tagged_turn in tagged:
+        turn = type_units(tagged_turn, head, blend or TypeBlend())
         units = units_from_turn(turn)
         severities = [u.severity for u in units]
         out.append(
@@ -95,11 +107,21 @@ def run_dialogue(
     return out
 
 
+def run_dialogue(
+    dialogue: dict[str, object], head: TypeReader | None = None, blend: TypeBlend | None = None
+) -> list[Scored]:
+    """Every turn of one dialogue through normalise → tag → unit emotion → unit type → unit, in order."""
+    return score_dialogue(dialogue, tag_dialogue(dialogue), head, blend)
+
+
+def read_dialogues(gold: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def evaluate(gold: Path, head: TypeReader | None = None, blend: TypeBlend | None = None) -> list[Scored]:
     rows: list[Scored] = []
-    for line in gold.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rows.extend(run_dialogue(json.loads(line), head, blend))
+    for dialogue in read_dialogues(gold):
+        rows.extend(run_dialogue(dialogue, head, blend))
     return rows
 
 

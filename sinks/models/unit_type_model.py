@@ -4,8 +4,9 @@ training examples' mean and spread) and the speaker's role.
 
 Input: unit texts and their speakers' roles. Output: one row of unit-type probabilities per text
 (`classes` order). The weights are a JSON file (`resources/unit_type_head.json`), trained by
-`python -m sinks.models.unit_type_train` only on the project's own examples
-(`resources/unit_type_examples.jsonl`) and run with numpy. Bound to the store's cached embedder
+`make unit-type-head` only on the project's own writing (the sentences of
+`resources/unit_type_examples.jsonl` and the turns of its labelled sets under `tests/fixtures/`)
+and run with numpy. Bound to the store's cached embedder
 (`bind`), the vector it reads is the one the store embeds anyway: no second embedding call.
 """
 

@@ -52,6 +52,7 @@ OFFER_ASKED = "offer_asked"
 # Something once done ("您之前开通过", "我以前用过"): a past experience, not progress on the case.
 _ONCE_DONE = re.compile(r"(之前|以前|曾经|上次)[^，。！？]{0,8}过(?!了)")
 WISH = "wish"
+REPORTED = "reported_speech"
 _CLAUSE = re.compile(r"[，,;；]")
 # Asking whether the company pays for something ("Will you pay the vet bill?", "Will you cover it?"):
 # a question about what is covered, not an action asked for.
@@ -100,6 +101,25 @@ def complaint_families(text: str, lex: TagLexicon, langs: tuple[str, ...] | None
 
 
 def segment_kind(
+    text: str, label: str, role: str, stress: float, lex: TagLexicon, *, own_promise: bool = True
+) -> tuple[str, tuple[str, ...]]:
+    """The unit type of a segment and the cues that decided it (`_segment_kind`), plus
+    `reported_speech` where the segment quotes someone other than the speaker and the listener,
+    which lets the turn give the promise after it to them (`settle_turn_kinds`).
+
+    >>> from state.tagging.lexicon import load_lexicon
+    >>> segment_kind("果园的老杨说没问题，", "neutral", "agent", 0.1, load_lexicon())
+    ('statement', ('reported_speech',))
+    """
+    kind, cues = _segment_kind(text, label, role, stress, lex, own_promise=own_promise)
+    if _cue(lex, REPORTED, text):
+        if kind == "commitment" and "agent_future" in cues:
+            return "third_party_commitment", (*cues, "third_party_promise", REPORTED)
+        return kind, (*cues, REPORTED)
+    return kind, cues
+
+
+def _segment_kind(
     text: str, label: str, role: str, stress: float, lex: TagLexicon, *, own_promise: bool = True
 ) -> tuple[str, tuple[str, ...]]:
     """The unit type of a segment, and the cue names that decided it (explainability).
@@ -171,6 +191,8 @@ def segment_kind(
         return "question", (OFFER_ASKED,) if _OFFER_ASK.search(stripped) else ("wh_question",)
     if customer and asked and repeat and _ZH_AGAIN.search(text):
         return "repeat_complaint", ("repeat_question",)
+    if not asked and has("attribution"):
+        return "statement", ("attribution",)
     if label in ("neutral", "commitment") and has("done_scheduled"):
         return "status_update", ("status_done", *repeat)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):
@@ -211,7 +233,8 @@ def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
     ("I was charged twice. Again!": the repetition is its own segment), a question after a
     clarification in the same turn closes that clarification ("您的意思是桌面没问题，是吗？"), an
     offer asked back makes the offer before it a question ("我帮您约周四，您看方便吗？"), and beside a
-    wish the turn's plain remarks are courtesy too ("小橘今天挺勇敢的，祝它早日康复。")."""
+    wish the turn's plain remarks are courtesy too ("小橘今天挺勇敢的，祝它早日康复。"), and a future
+    right after someone else is quoted is their promise ("他说在隧道里堵着，二十分钟内一定到。")."""
     tags = list(tags)
     if any(WISH in t.cues for t in tags) and not any(t.kind in _SUBSTANCE for t in tags):
         tags = [replace(t, kind="smalltalk") if _aside(t) else t for t in tags]
@@ -219,6 +242,12 @@ def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
     if asked_back:
         last = max(asked_back)
         tags = [replace(t, kind="question") if i < last and t.kind == "commitment" else t for i, t in enumerate(tags)]
+    tags = [
+        replace(t, kind="third_party_commitment", cues=(*t.cues, "third_party_promise"))
+        if i and REPORTED in tags[i - 1].cues and t.kind == "commitment" and "agent_future" in t.cues
+        else t
+        for i, t in enumerate(tags)
+    ]
     kinds = [t.kind for t in tags]
     if "clarification" in kinds and "question" in kinds[kinds.index("clarification") :]:
         # "您的意思是只有桌腿断了，桌面没问题，是吗？": what lies between the clarification and the

@@ -4,12 +4,14 @@
 The rules (`state.tagging.kinds`) type each segment and name the cue that decided it. Where such a
 cue fired on the segment that gives the unit its type (a complaint family, a repeated contact, a
 resolution, a reported promise, a refusal, a clarification, an action asked as a question, a
-done-status, an agent's offer, a courtesy), the rules win. Otherwise — the type came only from the
-intent label, or nothing fired and the unit is a plain statement — the head's type replaces the
-rules' when the head gives it at least `min_margin` more probability than it gives the rules' type;
-its choice is named among the unit's segment cues (`unit_type_head`). The margin is high on
-purpose: on text the rules read through the intent label alone they are still right more often
-than the head, so the head only overrules them where it is sure and they are not.
+done-status, an agent's offer, who asked for something, a courtesy), the rules win. Otherwise —
+the type came only from the intent label, or nothing fired and the unit is a plain statement — the
+head's type replaces the rules' when the head gives it at least `min_margin` more probability than
+it gives the rules' type; its choice is named among the unit's segment cues (`unit_type_head`).
+The margin is high on purpose: on text the rules read through the intent label alone they are
+still right more often than the head, so the head only overrules them where it is sure and they
+are not (left one own set out at a time, 0.5 scored the same within a turn or two and typed more
+of the demo's plain remarks).
 
 The head reads the unit's own passage vector and the speaker's role (`sinks.models.unit_type_model`).
 """
@@ -50,6 +52,7 @@ DECISIVE_CUES = frozenset(
         "agent_future",
         "customer_promise",
         "bare_please",
+        "attribution",
     }
 )
 # Types an agent's unit never takes from the head: an agent does not complain, and an agent's

@@ -311,3 +311,31 @@ def _turn_kind(text: str, role: str) -> str:
 )
 def test_wishes_offers_reported_promises_and_refusals(text: str, role: str, kind: str) -> None:
     assert _turn_kind(text, role) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        # an agent closing the ticket or the order is the issue closed
+        ("好的，这张工单我这边就给您结案了。", "agent", "resolution_confirmation"),
+        ("这单维修我就给您关闭了，祝您用得顺手。", "agent", "resolution_confirmation"),
+        ("Glad it's working. I'll close out the repair ticket now.", "agent", "resolution_confirmation"),
+        ("I'll close the ticket once the refund lands.", "agent", "commitment"),
+        # a promise quoted from someone else is theirs, also when it follows in the next clause
+        ("我刚问了仓库，他说车子在高速上，一个小时内一定到。", "agent", "third_party_commitment"),
+        ("质检部主任说周三之前能出报告。", "agent", "third_party_commitment"),
+        (
+            "Our dispatcher says Priya can be there by four, and she'll text you first.",
+            "agent",
+            "third_party_commitment",
+        ),
+        ("我会在明天中午前给您回电。", "agent", "commitment"),
+        # who asked for or decided something is a statement
+        ("这是老板亲自交代的。", "customer", "statement"),
+        ("领导要求的，我也没办法。", "customer", "statement"),
+        ("My manager asked for this.", "customer", "statement"),
+        ("That change was requested by your account admin.", "agent", "statement"),
+    ],
+)
+def test_closed_tickets_quoted_promises_and_who_asked(text: str, role: str, kind: str) -> None:
+    assert _unit(text, role).unit_type == kind

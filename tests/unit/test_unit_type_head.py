@@ -19,7 +19,13 @@ from operators.unit_emotion import UnitEmotionConfig, _UnitEmotionLogic
 from schemas.errors import ConfigurationError
 from schemas.events import ConversationEvent
 from sinks.models.unit_type_model import DEFAULT_TYPE_HEAD, UnitTypeHead, load_type_head, role_features
-from sinks.models.unit_type_train import DEFAULT_EXAMPLES, fit_softmax, read_type_examples
+from sinks.models.unit_type_train import (
+    DEFAULT_EXAMPLES,
+    dialogue_examples,
+    fit_softmax,
+    read_type_examples,
+    training_examples,
+)
 from state.normalise.turn import NormaliseConfig, Turn, normalise_turn
 from state.tagging.lexicon import load_lexicon
 from state.tagging.tagger import TagConfig, tag_turn
@@ -210,3 +216,37 @@ def test_a_turn_snapshotted_before_unit_kinds_existed_restores() -> None:
     assert old.unit_kinds == ()
     assert old.task == turn.task
     assert old.unit_emotion == turn.unit_emotion
+
+
+def test_training_data_is_built_from_the_dialogue_files(tmp_path: Path) -> None:
+    gold = FIXTURES / "cs_unit_types_third.jsonl"
+    turns = dialogue_examples(gold)
+    first = json.loads(gold.read_text(encoding="utf-8").splitlines()[0])["turns"][0]
+    assert (turns[0].role, turns[0].text, turns[0].unit_type) == (first[0], first[1], first[2])
+    both = training_examples(DEFAULT_EXAMPLES, [gold])
+    assert len(both) == len(read_type_examples(DEFAULT_EXAMPLES)) + len(turns)
+    bad = tmp_path / "d.jsonl"
+    bad.write_text('{"turns": [["customer", "hi", "gossip"]]}\n', encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="unknown unit type"):
+        dialogue_examples(bad)
+    bad.write_text('{"turns": [["customer", "hi"]]}\n', encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"d\.jsonl:1"):
+        dialogue_examples(bad)
+    with pytest.raises(ConfigurationError, match="cannot read"):
+        dialogue_examples(tmp_path / "missing.jsonl")
+
+
+def test_class_weighting_is_a_choice() -> None:
+    x = np.hstack([np.array([[1.0, 0.0], [0.9, 0.1], [0.8, 0.2], [0.0, 1.0]]), role_features(["customer"] * 4)])
+    y = np.array([0, 0, 0, 1])
+    for balance in (0.0, 0.5, 1.0):
+        w, b = fit_softmax(x, y, 2, steps=300, balance=balance)
+        assert (x @ w + b).argmax(axis=1).tolist() == [0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("text", ["这是老板亲自交代的。", "My manager asked for this."])
+def test_who_asked_for_it_stays_a_statement_whatever_the_head_says(text: str) -> None:
+    # the end of the demo's compensation question: the head, reading the whole turn, leans to a
+    # reported promise there ("上次说要给我补偿")
+    head = FixedHead(["third_party_commitment", "statement", "question"], [0.9, 0.05, 0.05])
+    assert type_units(tagged(text), head).unit_kinds == ("statement",)
