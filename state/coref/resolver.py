@@ -34,7 +34,16 @@ from datetime import datetime
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.agreement import agreeing, pronoun_gender, title_gender
-from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.anaphora import (
+    BUSINESS,
+    RECORD,
+    Anaphor,
+    classifier_type,
+    find_anaphors,
+    has_backref_cue,
+    question_rule_applies,
+    zero_anaphor,
+)
 from state.coref.anchors import anaphor_anchor, entity_anchor, under_question_rule
 from state.coref.choice import choose, pronoun_hint
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
@@ -120,7 +129,8 @@ def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefL
     """原来那个套餐, 现在这个版本, the plan I have now, the original flight: the customer's own one, said
     before the options that followed it: the first-said entity of the type asked for (None: no such cue,
     or the reference is untyped)."""
-    asked = anaphor.type or next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
+    noun = next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
+    asked = anaphor.type or noun or classifier_type(anaphor.text)
     if asked is None or asked == BUSINESS or (anaphor.text.isascii() and asked in lex.thing_types):
         return None  # the original box: in English a thing's own packaging or part as often as the thing
     said = anaphor.text if anaphor.text.isascii() else ""
@@ -140,7 +150,7 @@ def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
 
 def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
     """An untyped name a typed reference bound to (Microsoft Teams … the app) is of that type from now on."""
-    if chosen.types or anaphor.type is None or anaphor.type == BUSINESS or anaphor.kind == "contrast":
+    if chosen.types or anaphor.type in (None, BUSINESS, RECORD) or anaphor.kind == "contrast":
         return chosen.types
     return (anaphor.type,)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from state.coref.anaphora import BUSINESS
+from state.coref.anaphora import BUSINESS, RECORD
 from state.coref.leads import NO_LEAD, Lead
 from state.coref.lexicon import CorefLexicon, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER
@@ -43,6 +43,8 @@ class Mention:
 
 def compatibility(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
     """2: the types agree; 1: the mention is untyped; 0: they disagree."""
+    if anaphor_type == RECORD:  # 这单: an order, a booking, a ticket or a bare number, never a name
+        return 2 if types == (BARE_IDENTIFIER,) or set(types) & lex.record_types else 0
     if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
         return 0 if unnamed_type(lex, anaphor_type) else 1
     if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits

@@ -1,0 +1,29 @@
+"""Which candidate a reference takes: the kind its words ask for (这单 a record), checked in dialogues."""
+
+from __future__ import annotations
+
+from state.coref.anaphora import RECORD, classifier_type
+from state.coref.window import compatibility
+from tests.coref_support import LEX, last_entity
+
+
+def test_the_order_classifier_asks_for_a_record() -> None:
+    assert classifier_type("这单") == RECORD
+    assert classifier_type("原来那单") == RECORD
+    assert classifier_type("那个") is None
+    assert compatibility(RECORD, ("order",), LEX) == 2
+    assert compatibility(RECORD, ("identifier",), LEX) == 2
+    assert compatibility(RECORD, ("product",), LEX) == 0
+    assert compatibility(RECORD, (), LEX) == 0
+
+
+def test_this_order_takes_the_order_not_the_product_said_after_it() -> None:
+    bought = "订单号 MD-4471902，我买的美的电饭煲一直没发货。"
+    agent = "查到了，美的电饭煲今天发出，明天送到。"
+    assert last_entity(bought, agent, "好的，这单送到以后还能退吗？") == "MD-4471902"
+
+
+def test_the_original_order_is_the_first_record_said() -> None:
+    first = "我的订单 RC-3310021 想改个时间。"
+    agent = "原时间没法改，已为您新建订单 RC-3310087。"
+    assert last_entity(first, agent, "那原来那单会自动取消吗？") == "RC-3310021"
