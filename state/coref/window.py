@@ -19,6 +19,10 @@ from state.coref.leads import NO_LEAD, Lead
 from state.coref.lexicon import CorefLexicon, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER
 
+# 4th, 12th, 五楼, 3楼, Dr.: a floor, a day of the month or a bare title that a finder took for a name
+_NO_REFERENT = re.compile(
+    r"\d{1,2}(?:st|nd|rd|th)|[一二三四五六七八九十\d]{1,3}楼|(?:Dr|Mr|Mrs|Ms|Prof)\.?", re.IGNORECASE
+)
 _CODE = re.compile(r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+")  # WRK-99, RMA-55X-9031
 
 
@@ -62,3 +66,13 @@ def identifier(entity: str, types: tuple[str, ...], lex: CorefLexicon) -> bool:
     """A record's number, or a hyphenated code in capitals and digits whatever a finder typed it
     (campaign WRK-99 read as a product model)."""
     return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types) or _CODE.fullmatch(entity) is not None
+
+
+def no_referent(entity: str) -> bool:
+    """A floor, a day of the month or a bare title (the Ricoh on the 3rd floor, 在五楼, Dr.): said
+    beside what is meant, never itself what a pronoun or pointer takes.
+
+    >>> no_referent("4th"), no_referent("五楼"), no_referent("Dr."), no_referent("Dr. Grant"), no_referent("5B")
+    (True, True, True, False, False)
+    """
+    return _NO_REFERENT.fullmatch(entity.strip()) is not None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from state.coref.anaphora import RECORD, classifier_type
-from state.coref.window import compatibility
+from state.coref.window import compatibility, no_referent
 from tests.coref_support import LEX, last_entity
 
 
@@ -27,3 +27,14 @@ def test_the_original_order_is_the_first_record_said() -> None:
     first = "我的订单 RC-3310021 想改个时间。"
     agent = "原时间没法改，已为您新建订单 RC-3310087。"
     assert last_entity(first, agent, "那原来那单会自动取消吗？") == "RC-3310021"
+
+
+def test_a_floor_or_a_bare_title_is_no_referent() -> None:
+    assert all(no_referent(said) for said in ("3rd", "五楼", "Mr."))
+    assert not any(no_referent(said) for said in ("Dr. Grant", "B207", "4B"))
+
+
+def test_that_one_skips_the_floor_said_after_the_printer() -> None:
+    asked = "My printer keeps jamming."
+    agent = "You can print to the Ricoh MP C3004 on the 2nd floor meanwhile."
+    assert last_entity(asked, agent, "Is that one set up for colour?") == "Ricoh MP C3004"
