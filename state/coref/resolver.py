@@ -144,6 +144,19 @@ def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefL
     return min(typed, key=lambda m: m.seq) if len({m.entity for m in typed}) >= 2 else None
 
 
+def _title_of_name(text: str, anaphor: Anaphor, named: list[Named]) -> bool:
+    """吕晓曼医生, 冯涛医生和…, the Samsung WW90T washer: a bare type noun right after a name is that
+    name's title or kind word, not a reference to someone or something said before. Only a name the
+    finders read in the sentence counts: one found again by its spelling alone may be part of a longer
+    word (任课老师)."""
+    if anaphor.head is None or anaphor.text != anaphor.head:
+        return False
+    return any(
+        n.source != "known" and 0 <= anaphor.span[0] - n.span[1] <= 1 and not text[n.span[1] : anaphor.span[0]].strip()
+        for n in named
+    )
+
+
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
     return next((p for p in found if overlaps(anaphor.span, [p.span])), None)
 
@@ -233,6 +246,7 @@ def resolve_turn(
             for a, b in compared_spans(sentence.text, taken)
         ]
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
+        anaphors = [a for a in anaphors if not _title_of_name(sentence.text, a, named)]
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2

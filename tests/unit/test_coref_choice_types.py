@@ -38,3 +38,11 @@ def test_that_one_skips_the_floor_said_after_the_printer() -> None:
     asked = "My printer keeps jamming."
     agent = "You can print to the Ricoh MP C3004 on the 2nd floor meanwhile."
     assert last_entity(asked, agent, "Is that one set up for colour?") == "Ricoh MP C3004"
+
+
+def test_a_title_right_after_a_name_is_no_reference_to_someone_before() -> None:
+    own = "我约了周五复查，主治医生是孙丽华。"
+    agent = "康复科有两位医生：郑涛医生和白晓雯医生。"
+    asked = "白医生哪天有空？"
+    answer = "白晓雯医生周二上午有空。"
+    assert last_entity(own, agent, asked, answer, "那就周二，她看运动损伤吗") == "白晓雯"
