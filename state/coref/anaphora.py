@@ -21,6 +21,7 @@ from state.coref.cues import cued_pointer
 from state.coref.lexicon import CorefLexicon
 
 BUSINESS = "business"
+RECORD = "record"  # 这单, 那单: any record (an order, a booking, a ticket), never the thing it is for
 _DESCRIBED_DEMONSTRATIVE = re.compile(r"的?(?:那|这)(?P<cls>[个款件只台种])?")
 AnaphorKind = Literal["anaphor", "weak", "zero", "contrast"]
 _CLAUSE_END = re.compile(r"[。；;！？!?]")
@@ -29,7 +30,8 @@ _ORDINAL = re.compile(
     r"(?P<cls>[个张台件笔单份款家位部只双条])?|(?P<pair>前者|后者)"
 )
 _EN_PAIR = re.compile(r"\bthe (?P<which>former|latter)\b(?!\s+(?:one|ones)\b)", re.IGNORECASE)
-_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person", "笔": "transaction"}  # 这笔: a payment or its record
+# 这笔: a payment or its record; 这单: a record of any kind
+_CLASSIFIER_TYPES = {"家": BUSINESS, "位": "person", "笔": "transaction", "单": RECORD}
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
 _CONTRAST_REACH = 30  # characters from the contrast word to its type noun (再帮我找一家评分4分以上的酒店)
 
@@ -45,6 +47,17 @@ class Anaphor:
     head: str | None
     descriptors: tuple[str, ...] = ()
     confidence: float = 0.6
+
+
+def classifier_type(said: str) -> str | None:
+    """The type a Chinese pointer's classifier asks for (那单 → a record, 那位 → a person), whichever
+    finder took the pointer.
+
+    >>> classifier_type("原来那单"), classifier_type("那位"), classifier_type("那个")
+    ('record', 'person', None)
+    """
+    pointer = re.search(r"[这那该此](?P<cls>.)$", said)
+    return _CLASSIFIER_TYPES.get(pointer.group("cls")) if pointer else None
 
 
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:

@@ -20,7 +20,7 @@ from state.coref.lexicon import CorefLexicon
 from state.coref.mentions import BARE_IDENTIFIER
 from state.coref.ordinals import by_ordinal
 from state.coref.salience import CLAUSE_BREAK
-from state.coref.window import Mention, compatibility
+from state.coref.window import Mention, compatibility, no_referent
 
 
 def _plural(mention: Mention) -> bool:
@@ -60,7 +60,9 @@ def choose(
     anaphor: Anaphor, candidates: list[Mention], lex: CorefLexicon, hint: str | None = None
 ) -> tuple[Mention | None, float]:
     """The referent: by descriptor for a weak reference (an ordinal by position); else the most recent
-    type-compatible salient mention, then any type-compatible one, then the most recent untyped one."""
+    type-compatible salient mention, then any type-compatible one, then the most recent untyped one.
+    A floor, a day or a bare title a finder took for a name is never chosen (`no_referent`)."""
+    candidates = [m for m in candidates if not no_referent(m.entity)]
     hinted = _hinted(anaphor, hint, candidates)
     if hinted is not None:
         return hinted, anaphor.confidence * 0.9

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from state.coref.anaphora import BUSINESS, Anaphor
+from state.coref.anaphora import BUSINESS, RECORD, Anaphor
 from state.coref.heads import enumeration, head_phrase
 from state.coref.lexicon import CorefLexicon
 from state.coref.names import overlaps
@@ -80,7 +80,7 @@ def found_again(
     for index in range(len(recent) - 1, since(chosen) - 1, -1):
         found = head_phrase(recent[index][1], head)
         if found is not None:
-            types = (anaphor.type,) if anaphor.type and anaphor.type != BUSINESS else ()
+            types = (anaphor.type,) if anaphor.type not in (None, BUSINESS, RECORD) else ()
             return said_at(index, found[0], found[1], types)
     return None
 

@@ -34,7 +34,16 @@ from datetime import datetime
 from schemas.memory import CorefAnchor
 from state.core.language import Sentence
 from state.coref.agreement import agreeing, pronoun_gender, title_gender
-from state.coref.anaphora import BUSINESS, Anaphor, find_anaphors, has_backref_cue, question_rule_applies, zero_anaphor
+from state.coref.anaphora import (
+    BUSINESS,
+    RECORD,
+    Anaphor,
+    classifier_type,
+    find_anaphors,
+    has_backref_cue,
+    question_rule_applies,
+    zero_anaphor,
+)
 from state.coref.anchors import anaphor_anchor, entity_anchor, under_question_rule
 from state.coref.choice import choose, pronoun_hint
 from state.coref.cues import bound_by_cue, modifier_cues, one_references
@@ -120,7 +129,8 @@ def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefL
     """原来那个套餐, 现在这个版本, the plan I have now, the original flight: the customer's own one, said
     before the options that followed it: the first-said entity of the type asked for (None: no such cue,
     or the reference is untyped)."""
-    asked = anaphor.type or next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
+    noun = next((h.value for h in lex.type_nouns.find(anaphor.text.lower())), None)
+    asked = anaphor.type or noun or classifier_type(anaphor.text)
     if asked is None or asked == BUSINESS or (anaphor.text.isascii() and asked in lex.thing_types):
         return None  # the original box: in English a thing's own packaging or part as often as the thing
     said = anaphor.text if anaphor.text.isascii() else ""
@@ -134,13 +144,26 @@ def _first_said(text: str, anaphor: Anaphor, earlier: list[Mention], lex: CorefL
     return min(typed, key=lambda m: m.seq) if len({m.entity for m in typed}) >= 2 else None
 
 
+def _title_of_name(text: str, anaphor: Anaphor, named: list[Named]) -> bool:
+    """吕晓曼医生, 冯涛医生和…, the Samsung WW90T washer: a bare type noun right after a name is that
+    name's title or kind word, not a reference to someone or something said before. Only a name the
+    finders read in the sentence counts: one found again by its spelling alone may be part of a longer
+    word (任课老师)."""
+    if anaphor.head is None or anaphor.text != anaphor.head:
+        return False
+    return any(
+        n.source != "known" and 0 <= anaphor.span[0] - n.span[1] <= 1 and not text[n.span[1] : anaphor.span[0]].strip()
+        for n in named
+    )
+
+
 def _pointer_at(anaphor: Anaphor, found: list[Pointer]) -> Pointer | None:
     return next((p for p in found if overlaps(anaphor.span, [p.span])), None)
 
 
 def _learned_types(chosen: Mention, anaphor: Anaphor) -> tuple[str, ...]:
     """An untyped name a typed reference bound to (Microsoft Teams … the app) is of that type from now on."""
-    if chosen.types or anaphor.type is None or anaphor.type == BUSINESS or anaphor.kind == "contrast":
+    if chosen.types or anaphor.type in (None, BUSINESS, RECORD) or anaphor.kind == "contrast":
         return chosen.types
     return (anaphor.type,)
 
@@ -223,6 +246,7 @@ def resolve_turn(
             for a, b in compared_spans(sentence.text, taken)
         ]
         anaphors = sorted(anaphors + [a for a, _ in tails.values()], key=lambda a: a.span)
+        anaphors = [a for a in anaphors if not _title_of_name(sentence.text, a, named)]
         spoken = [*recent, *((turn.turn_id, s.text) for s in turn.sentences[: turn.sentences.index(sentence)])]
         events: list[tuple[int, Named | Anaphor]] = [(n.span[0], n) for n in named] + [(a.span[0], a) for a in anaphors]
         listed = len({n.entity for n in named if not n.dictionary and n.source not in ("frame", "open")}) >= 2

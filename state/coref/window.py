@@ -14,11 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from state.coref.anaphora import BUSINESS
+from state.coref.anaphora import BUSINESS, RECORD
 from state.coref.leads import NO_LEAD, Lead
 from state.coref.lexicon import CorefLexicon, unnamed_type
 from state.coref.mentions import BARE_IDENTIFIER
 
+# 4th, 12th, 五楼, 3楼, Dr.: a floor, a day of the month or a bare title that a finder took for a name
+_NO_REFERENT = re.compile(
+    r"\d{1,2}(?:st|nd|rd|th)|[一二三四五六七八九十\d]{1,3}楼|(?:Dr|Mr|Mrs|Ms|Prof)\.?", re.IGNORECASE
+)
 _CODE = re.compile(r"(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]+(?:-[A-Z0-9]+)+")  # WRK-99, RMA-55X-9031
 
 
@@ -43,6 +47,8 @@ class Mention:
 
 def compatibility(anaphor_type: str | None, types: tuple[str, ...], lex: CorefLexicon) -> int:
     """2: the types agree; 1: the mention is untyped; 0: they disagree."""
+    if anaphor_type == RECORD:  # 这单: an order, a booking, a ticket or a bare number, never a name
+        return 2 if types == (BARE_IDENTIFIER,) or set(types) & lex.record_types else 0
     if not types:  # an untyped name (Beijing, Okta) may be anything but a record: the ticket is no name
         return 0 if unnamed_type(lex, anaphor_type) else 1
     if types == (BARE_IDENTIFIER,):  # 418830 for that case, 这个号码; for 它 only when nothing else fits
@@ -60,3 +66,13 @@ def identifier(entity: str, types: tuple[str, ...], lex: CorefLexicon) -> bool:
     """A record's number, or a hyphenated code in capitals and digits whatever a finder typed it
     (campaign WRK-99 read as a product model)."""
     return types == (BARE_IDENTIFIER,) or bool(set(types) & lex.record_types) or _CODE.fullmatch(entity) is not None
+
+
+def no_referent(entity: str) -> bool:
+    """A floor, a day of the month or a bare title (the Ricoh on the 3rd floor, 在五楼, Dr.): said
+    beside what is meant, never itself what a pronoun or pointer takes.
+
+    >>> no_referent("4th"), no_referent("五楼"), no_referent("Dr."), no_referent("Dr. Grant"), no_referent("5B")
+    (True, True, True, False, False)
+    """
+    return _NO_REFERENT.fullmatch(entity.strip()) is not None
