@@ -531,7 +531,9 @@ def score_pool(
         * (in_context > 0)
     )
 
-    if asks_status and not still_waiting and query.focus in ("answer", "current", "information"):
+    # How a matter stands, or which one is still open: the agent's latest word on it answers (a still-waiting
+    # question otherwise asks for what is owed, the promise itself).
+    if ((asks_status and not still_waiting) or asks_open) and query.focus in ("answer", "current", "information"):
         relevance = _later_updates(batch, relevance, int(rw.update_min_shared), rw.asking)
 
     qe = query.emotion
