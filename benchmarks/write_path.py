@@ -82,6 +82,15 @@ from state.core.embedding import Embedder
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _event(line: str) -> dict[str, object]:
+    """One demo line as an event, or {} for a line that is not a JSON object."""
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def make_archive(turns: int, out: Path) -> str:
     """`turns` conversation events in event-time order; returns where they came from."""
     dev = next((p for p in DEV_CANDIDATES if p.is_dir()), None)
@@ -90,8 +99,8 @@ def make_archive(turns: int, out: Path) -> str:
         lines = out.read_text(encoding="utf-8").splitlines()[:turns]
         out.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return "dev crosswoz + dailydialog"
-    demo = [json.loads(x) for x in (ROOT / "examples" / "demo.jsonl").read_text(encoding="utf-8").splitlines()]
-    demo = [d for d in (x for x in demo if isinstance(x, dict)) if d.get("text")]
+    demo = [_event(x) for x in (ROOT / "examples" / "demo.jsonl").read_text(encoding="utf-8").splitlines()]
+    demo = [d for d in demo if d.get("text")]  # the demo's bad lines (its dead letters) are left out
     rows = []
     for i in range(turns):
         row = dict(demo[i % len(demo)])
