@@ -3,7 +3,8 @@
 In front, colloquial short forms are rewritten into forms jionlp knows (今晚 → 今天晚上, 明早 →
 明天早上, 3pm → 下午3点) with a character alignment so spans still point into the original text;
 forms jionlp misses or reads differently are parsed by our own rules first: 月底/月初/月中 (the
-last day; the 1st–5th; the 11th–20th), 这周末/下周末 (Saturday 00:00 to Sunday 23:59:59), a bare
+last day; the 1st–5th; the 11th–20th; a bare 月初 / 月中 already over, said of what is not done, is the
+next month's: 月初我要搬家 on the 30th), 这周末/下周末 (Saturday 00:00 to Sunday 23:59:59), a bare
 这个月/下个月, 前两天 / 前几天 (the day two or three days back, not jionlp's span of the days before).
 Behind, offsets are made points (半小时后 = the minute 30 minutes on; 一周后 = the day 7 days on;
 三天以后 = that day), a bare clock hour 1–6 without 上午/凌晨/早 means the afternoon (三点开会 =
@@ -219,11 +220,20 @@ def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, G
     part = m.group("part")
     if part in ("底", "末"):
         return cal.month_end_day(base, months)
+    start, end = _early_or_mid(base, months, part)
+    bare = not (m.group("num") or m.group("pre") or m.group("yw") or m.group("y"))
+    if bare and end < base and clause_tense(m.string, m.span()) != "past":
+        start, end = _early_or_mid(base, months + 1, part)  # 月初 said on the 30th: the coming month's start
+    return start, end, "range"
+
+
+def _early_or_mid(base: datetime, months: int, part: str) -> tuple[datetime, datetime]:
+    """月初 (the 1st–5th) or 月中 (the 11th–20th) of the month `months` on from the one holding `base`."""
     first, _, _ = cal.month_interval(base, months)
     if part == "初":
-        return first, first + timedelta(days=5) - cal.ONE_SECOND, "range"
+        return first, first + timedelta(days=5) - cal.ONE_SECOND
     mid = first + timedelta(days=10)
-    return mid, mid + timedelta(days=10) - cal.ONE_SECOND, "range"
+    return mid, mid + timedelta(days=10) - cal.ONE_SECOND
 
 
 def _missing_day(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:

@@ -13,7 +13,10 @@ perfect in its clause ("hasn't shipped after six weeks"), and "in" a count under
 follow the Chinese parser: morning 07–12, afternoon 13–18, evening/tonight 18–24; a clock said with
 tonight / last night is on that evening (tonight at 9 = 21:00); "the Monday / week after next" is two
 weeks on; "a week from Monday" is the coming Monday + 7 (a count from a named day is a day, no
-length); a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock.
+length); a day, a limit word and a clock ("tomorrow before 10 am") are one deadline at that clock. The end of
+a working day (EOD, COB, close of business, end of day) is the day next to it (COB Monday, EOD
+tomorrow, Friday by end of day) or today; as a limit it ends at 23:59:59, a bare-day limit. "next
+month's 3rd" and "the 5th next month" are that day of the month named, as "the 3rd of next month" is.
 
 dateparser's search splits phrases oddly ("two days ago and"); these rules take its place for
 the forms they cover, and `state.time.extract` keeps dateparser only as a fallback for other dates.
@@ -70,6 +73,9 @@ def _evening_clock(evening: Atom, clock: Atom) -> tuple[datetime, datetime, Gran
 
 def _combine(first: Atom, second: Atom) -> tuple[datetime, datetime, Granularity] | None:
     pair = {first.kind, second.kind}
+    if pair == {"dayend", "day"}:  # COB Monday, EOD tomorrow: the end of that day, a day as a limit
+        day = first if first.kind == "day" else second
+        return None if day.start is None else cal.day_interval(day.start)
     if pair == {"period", "clock"}:
         evening, clock = (first, second) if first.kind == "period" else (second, first)
         if evening.granularity == "hour":  # tonight / last night, the only periods an hour fine
@@ -99,13 +105,15 @@ def parse_english(text: str, base: datetime, zone: tzinfo | None = None) -> list
     while i < len(atoms):
         atom = atoms[i]
         between = text[atom.span[1] : atoms[i + 1].span[0]] if i + 1 < len(atoms) else ""
-        if atom.kind == "day" and atoms[i + 1 :] and atoms[i + 1].kind == "clock" and _LIMIT_JOIN.match(between):
+        limited = atoms[i + 1].kind if atoms[i + 1 :] and _LIMIT_JOIN.match(between) else None
+        if atom.kind == "day" and limited in ("clock", "dayend"):
             merged = _combine(atom, atoms[i + 1])
             if merged is not None:
                 span = (atom.span[0], atoms[i + 1].span[1])
-                limit = merged[0]
+                gran: Granularity = "minute" if limited == "clock" else "day"
+                limit = merged[0] if limited == "clock" else merged[1]
                 form = text[span[0] : span[1]]
-                out.append(Found(form, span, min(base, limit), limit, "minute", "rules_en", "deadline", limit))
+                out.append(Found(form, span, min(base, limit), limit, gran, "rules_en", "deadline", limit))
                 i += 2
                 continue
         if i + 1 < len(atoms) and _JOIN.match(between):

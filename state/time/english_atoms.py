@@ -167,7 +167,7 @@ def _unit(word: str) -> tuple[str, float]:
 
 @dataclass(frozen=True, slots=True)
 class Atom:
-    kind: str  # "day" | "period" | "point" | "clock" | "part"
+    kind: str  # "day" | "period" | "point" | "clock" | "part" | "dayend" (EOD: today unless a day joins it)
     span: tuple[int, int]
     start: datetime | None = None
     end: datetime | None = None
@@ -336,6 +336,20 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"\b(?:the )?(?P<d>\d{1,2})(?:st|nd|rd|th)? of (?P<mod>last|next|this|the) month\b", _F),
         "nthof",
     ),
+    # The same day with the month named first or after it: next month's 3rd, the 5th next month.
+    (re.compile(r"\b(?P<mod>last|next|this) month['’]s (?P<d>\d{1,2})(?:st|nd|rd|th)?\b", _F), "nthof"),
+    (re.compile(r"\bthe (?P<d>\d{1,2})(?:st|nd|rd|th)? (?P<mod>last|next|this) month\b", _F), "nthof"),
+    # The end of a working day (EOD, COB, close of business, end of day): a day of its own, which a day
+    # next to it names (COB Monday, EOD tomorrow, end of day on Thursday), else today; with a limit word
+    # it ends at 23:59:59, as a bare-day limit does. "the cob" is a corn cob, no time.
+    (
+        re.compile(
+            r"\b(?:eod|eob|(?<!\bthe )cob|close of (?:business|play)|end of business|"
+            r"(?:the )?end of (?:the )?(?:business |working )?day)\b",
+            _F,
+        ),
+        "dayend",
+    ),
     (re.compile(rf"\b(?P<third>early|mid|late|the middle of)[- ](?P<mon>{_MONTH_FULL})\b", _F), "third"),
     (
         re.compile(r"\b(?P<third>early|mid|late|the middle of)[- ](?:(?P<mod>next|last|this) month|the month)\b", _F),
@@ -477,6 +491,9 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
         return Atom("period", span, day.replace(hour=18), day.replace(hour=23, minute=59, second=59), "hour")
     if kind == "edge":
         return _edge_atom(m, base)
+    if kind == "dayend":
+        start, end, gran = cal.day_interval(base)
+        return Atom("dayend", span, start, end, gran)
     if kind == "monedge":  # the end of July: its last day; the start of May: its first; the next such month
         month = _MONTHS[m.group("mon").lower()]
         year = int(m.group("y")) if m.group("y") else base.year + (1 if month < base.month else 0)

@@ -428,3 +428,41 @@ def test_a_length_said_in_the_present_runs_ahead_of_a_reported_past() -> None:
     found = only("The courier said delivery takes 2 to 3 business days from here.", WEDNESDAY)
     assert (found.kind, found.start) == ("duration", WEDNESDAY)
     assert found.end > WEDNESDAY
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "limit"),
+    [
+        ("Send me the updated quote by EOD so I can compare.", "by EOD", "2026-12-02T23:59:59+00:00"),
+        ("The architect wants our comments by COB Monday.", "by COB Monday", "2026-12-07T23:59:59+00:00"),
+        ("Can you get it to me by end of day tomorrow?", "by end of day tomorrow", "2026-12-03T23:59:59+00:00"),
+        ("We need the form by end of day Thursday.", "by end of day Thursday", "2026-12-03T23:59:59+00:00"),
+        ("Please reply by close of business Friday.", "by close of business Friday", "2026-12-04T23:59:59+00:00"),
+        ("The figures are due Friday by EOB.", "Friday by EOB", "2026-12-04T23:59:59+00:00"),
+        ("请今天下班前给我回复", "今天下班前", "2026-12-02T23:59:59+00:00"),
+        ("周五下班之前把报价发过来", "周五下班之前", "2026-12-04T23:59:59+00:00"),
+    ],
+)
+def test_the_end_of_a_working_day_is_a_limit_at_the_end_of_that_day(text: str, form: str, limit: str) -> None:
+    found = only(text, WEDNESDAY)
+    assert (found.original_form, found.kind, found.granularity) == (form, "deadline", "day")
+    assert found.deadline is not None
+    assert found.deadline.isoformat() == limit
+
+
+def test_a_corn_cob_is_no_end_of_day() -> None:
+    assert times("They served corn on the cob.", WEDNESDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "day"),
+    [
+        ("I'd like the membership to restart on next month's 3rd.", "next month's 3rd", "2027-01-03"),
+        ("The discount applies from this month's 15th.", "this month's 15th", "2026-12-15"),
+        ("We can start the 5th next month.", "the 5th next month", "2027-01-05"),
+        ("It was charged on last month's 28th.", "last month's 28th", "2026-11-28"),
+    ],
+)
+def test_a_day_of_a_month_named_around_it_is_that_day(text: str, form: str, day: str) -> None:
+    found = only(text, WEDNESDAY)
+    assert (found.original_form, found.kind, found.start.date().isoformat()) == (form, "point", day)

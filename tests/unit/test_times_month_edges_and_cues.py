@@ -123,3 +123,34 @@ def test_be_waiting_for_a_length_runs_ahead() -> None:
     assert (ahead.start, ahead.end) == (JULY_3, datetime(2029, 7, 3, 5, 40, tzinfo=UTC))
     (back,) = normalise_times("I was waiting for 20 minutes", JULY_3, "en", timezone="UTC")
     assert (back.start, back.end) == (datetime(2029, 7, 3, 5, 0, tzinfo=UTC), JULY_3)
+
+
+SUNDAY_JULY_30 = datetime(2034, 7, 30, 12, 40, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "start"),
+    [
+        ("月初我要搬家，宽带能不能先暂停", SUNDAY_JULY_30, "2034-08-01"),  # this month's start is over
+        ("月中再来复查", datetime(2034, 7, 25, 2, tzinfo=UTC), "2034-08-11"),
+        ("月初我已经交过了", SUNDAY_JULY_30, "2034-07-01"),  # past: this month's
+        ("本月初开始执行", SUNDAY_JULY_30, "2034-07-01"),  # 本月 names this month
+        ("月初发工资", datetime(2034, 7, 3, 2, tzinfo=UTC), "2034-07-01"),  # still inside it
+    ],
+)
+def test_a_bare_month_start_already_over_is_the_next_months(text: str, base: datetime, start: str) -> None:
+    ((_, found, kind),) = _local(text, base, "UTC", "zh")
+    assert (found[:10], kind) == (start, "range")
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("我周五在你们APP上买的演唱会门票，到现在还没出票", "2034-12-22"),  # 演唱会 is no "will"
+        ("周五买的会员卡怎么用不了", "2034-12-22"),
+        ("周五来店里买的客户都会有赠品", "2034-12-29"),  # 会 as "will": ahead
+    ],
+)
+def test_hui_inside_a_noun_does_not_undo_a_done_purchase(text: str, day: str) -> None:
+    found = _local(text, datetime(2034, 12, 26, 11, 30, tzinfo=UTC), "Asia/Shanghai", "zh")
+    assert found[0][1][:10] == day
