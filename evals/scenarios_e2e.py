@@ -60,6 +60,7 @@ HALVES = (
     "held_out_7",
     "held_out_8",
     "held_out_9",
+    "held_out_10",
 )
 # never tuned on; scored together as HELD_OUT_ALL
 HELD_OUT = HALVES[1:]
