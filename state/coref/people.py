@@ -26,7 +26,7 @@ from state.coref.taggers import Token, zh_tokens
 
 _BEFORE_NAME = "，。；：、,:;！？!? 是为叫找由和跟与的"  # what a name may follow in a title frame (组的周立新工程师)
 _UNIT_END = "组部科室处队房务台"  # 桌面组, 财务部, 眼科, 机房, 财务, 前台: where staff work
-_ROLE_END = "员人师官长任理问手生家叫主姨"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 专家, 业主, 阿姨; 她叫…
+_ROLE_END = "员人师官长任理问手生家叫主姨"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 业主, 阿姨; 她叫…
 _LINK = "是为：:"
 _OWNERS = frozenset("业房车店户")  # 业主, 房主, 车主, 店主, 户主
 _AFTER_NAME = re.compile(r"$|[，。；！？,;!?、（(\s]|[给会来在说的负带今明下上去过也都已将]")  # 抄表员马建国 11 月

@@ -41,7 +41,10 @@ def test_a_sum_or_a_decimal_is_no_identifier(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "number"),
-    [("我的主号 138 0571 2264 要改套餐。", "138 0571 2264"), ("My SIM for 07912 448 305 stopped working.", "07912 448 305")],
+    [
+        ("我的主号 138 0571 2264 要改套餐。", "138 0571 2264"),
+        ("My SIM for 07912 448 305 stopped working.", "07912 448 305"),
+    ],
 )
 def test_a_number_in_groups_split_by_spaces_is_one_identifier(text: str, number: str) -> None:
     assert [n.surface for n in extract_mentions(text, LEX) if n.source == "identifier"] == [number]
