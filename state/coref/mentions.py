@@ -28,11 +28,6 @@ from state.coref.phrases import full_phrases
 from state.coref.taggers import zh_tokens
 
 _QUOTED = re.compile(r"「([^」]{2,30})」|『([^』]{2,30})』|“([^”]{2,30})”|《([^》]{2,30})》|\"([^\"]{2,30})\"")
-# a quotation after a verb of saying or showing is a message (报“请清理主刷”, it says "Access denied"): no name
-_MESSAGE_BEFORE = re.compile(
-    r"(?:报|提示|显示|说|弹出|写着|报错|错误|says|said|shows|showing|reads|displays|error|message)\s*[:：]?\s*$",
-    re.IGNORECASE,
-)
 _EN_SUFFIX_NAME = r"((?:[A-Z][\w'&.-]*\s+){{0,4}}(?:{suffixes}))\b"
 _EN_PLACE_AFTER = re.compile(r"[ ]((?:[A-Z][a-z]+)(?: [A-Z][a-z]+){0,2})\b(?![-'&])")
 _EN_NOT_PLACES = frozenset(
@@ -487,9 +482,6 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
     for m in _QUOTED.finditer(text):
         group = next(i for i in range(1, 6) if m.group(i))
         span = m.span(group)
-        if _MESSAGE_BEFORE.search(text, 0, m.start()):
-            taken.append(m.span())  # nothing inside a message is a name either
-            continue
         if not overlaps(span, taken) and m.group(group) not in lex.name_stop:
             found.append(Named(m.group(group), m.group(group), suffix_types(m.group(group), lex), span, "quote", 0.7))
             taken.append(span)
