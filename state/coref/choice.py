@@ -29,6 +29,11 @@ def _plural(mention: Mention) -> bool:
     return any(len(w) > 3 and w.endswith("s") and not w.endswith("ss") for w in words)
 
 
+def _of_kind(head: str, kinds: tuple[str, ...]) -> bool:
+    """The head noun is one of the kinds, or a Chinese kind word holds it (扫地机 in 扫地机器人, 炸锅 in 空气炸锅)."""
+    return head in kinds or (len(head) >= 2 and not head.isascii() and any(head in k for k in kinds))
+
+
 def _hinted(anaphor: Anaphor, hint: str | None, candidates: list[Mention]) -> Mention | None:
     """它的聊天记录, it keeps crashing, what does it cost per month: a pronoun whose clause speaks of
     what only one type does binds to the last mention of that type."""
@@ -87,12 +92,13 @@ def choose(
         head = anaphor.head.lower()
         # 那台扫地机器人 for 机器人X20: a Chinese head whose last word (two characters or more) the name holds
         ends = [head[k:] for k in range(len(head) - 1)] if not head.isascii() else [head]
-        headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or head in m.kinds]
+        # 那个炸锅 for a name said with the kind 空气炸锅: the head is the end of its kind word
+        headed = [m for m in candidates if any(e in m.entity.lower() for e in ends) or _of_kind(head, m.kinds)]
         compatible = compatibility(anaphor.type, headed[-1].types, lex) if headed else 0
         # a name said with the noun; or of a kind the noun names (这个系统 for 用友U8), whatever its type
         if headed and (
             compatible == 2
-            or ((anaphor.type is None or headed[-1].types == (BARE_IDENTIFIER,)) and head in headed[-1].kinds)
+            or ((anaphor.type is None or headed[-1].types == (BARE_IDENTIFIER,)) and _of_kind(head, headed[-1].kinds))
             or head in category_nouns(headed[-1].entity, lex)
         ):
             return headed[-1], anaphor.confidence

@@ -314,10 +314,32 @@ def _kinds(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
     if named.dictionary:
         return ()
     after = text[named.span[1] : named.span[1] + 16]
-    hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1), None)
+    hit = next((h for h in lex.type_nouns.find(after) if h.start <= 1 and not after[: h.start].strip()), None)
     if hit is None or (hit.word.isascii() and after[hit.end : hit.end + 1].isalpha()):
-        return ()
+        return _kind_before(text, named, lex)  # 石头G20，订单…: a word after a comma is no kind of it
     return (hit.word.lower(),)
+
+
+def _kind_before(text: str, named: Named, lex: CorefLexicon) -> tuple[str, ...]:
+    """扫地机器人石头G20, 相机索尼A7M4: a Chinese product word said right before a name is its kind."""
+    if named.types == ("person",) or not _CJK_CHAR.match(text, max(0, named.span[0] - 1)) or named.span[0] == 0:
+        return ()
+    before = text[max(0, named.span[0] - 8) : named.span[0]]
+    words = [h.word for h in lex.type_nouns.find(before) if h.end == len(before)]
+    words += [w for w in lex.open_names.zh_product_heads if before.endswith(w)]
+    return (max(words, key=len),) if words else ()
+
+
+def _kind_word_before(kind: Named, named: Named) -> bool:
+    """空气炸锅 found as a name right before 美的KZE5004: a kind word, all Chinese, said right before a
+    name with a model number; the two are one thing, named by the model."""
+    return (
+        kind.span[1] == named.span[0]
+        and kind.source == "open"
+        and kind.types == named.types
+        and all(_CJK_CHAR.match(c) for c in kind.entity)
+        and any(c.isdigit() for c in named.entity)
+    )
 
 
 _CODE_LINK = re.compile(r"-[A-Za-z0-9]")
@@ -517,9 +539,14 @@ def extract_mentions(text: str, lex: CorefLexicon, *, focus: str | None = None) 
                 kinds,
             )
         )
+    for i in range(len(out) - 1, 0, -1):
+        kind, named = out[i - 1], out[i]
+        if _kind_word_before(kind, named):
+            out[i - 1 : i + 1] = [replace(named, kinds=tuple(dict.fromkeys((*named.kinds, kind.entity))))]
     return _appositions(text, [t for t in (_titled(n, lex, text) for n in out) if t is not None], lex)
 
 
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _TITLE_END = re.compile(r"\b(Dr|Mr|Mrs|Ms|Prof)\.\s*$")
 _TITLED_NAME = re.compile(r"^\s*([A-Z][a-z'\-]+(?:\s+[A-Z][a-z'\-]+)?)")
 

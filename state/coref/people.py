@@ -25,7 +25,8 @@ from state.coref.names import Named, overlaps
 from state.coref.taggers import Token, zh_tokens
 
 _BEFORE_NAME = "，。；：、,:;！？!? 是为叫找由和跟与的"  # what a name may follow in a title frame (组的周立新工程师)
-_ROLE_END = "员人师官长任理问手生家叫主"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 专家, 业主; 她叫…
+_UNIT_END = "组部科室处队房务台"  # 桌面组, 财务部, 眼科, 机房, 财务, 前台: where staff work
+_ROLE_END = "员人师官长任理问手生家叫主姨"  # 派件员, 代理人, 美容师, 主任, 经理, 顾问, 骑手, 医生, 业主, 阿姨; 她叫…
 _LINK = "是为：:"
 _OWNERS = frozenset("业房车店户")  # 业主, 房主, 车主, 店主, 户主
 _AFTER_NAME = re.compile(r"$|[，。；！？,;!?、（(\s]|[给会来在说的负带今明下上去过也都已将]")  # 抄表员马建国 11 月
@@ -56,7 +57,7 @@ def _frames(lex: CorefLexicon) -> _Frames:
     words |= {f"副{s}" for s in words} | {"医师", "主任医师", "副主任医师"}
     alternation = "|".join(map(re.escape, sorted(words, key=len, reverse=True)))
     surnames = "".join(sorted(lex.surnames)) or "\\u4e00-\\u9fff"
-    gate = re.compile(rf"{alternation}|[{_ROLE_END}][{_LINK}]?[{surnames}小]|[：:]")
+    gate = re.compile(rf"{alternation}|[{_ROLE_END}][{_LINK}]?[{surnames}小]|[{_UNIT_END}]的[{surnames}]|[：:]")
     frames = _Frames(frozenset(words), re.compile(alternation), gate)
     _FRAMES.clear()
     _FRAMES[id(lex)] = (lex, frames)
@@ -86,7 +87,7 @@ def _titled_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> li
     for m in _frames(lex).title_re.finditer(text):
         for size in (3, 2):
             start = m.start() - size
-            if start < 0 or (start > 0 and text[start - 1] not in _BEFORE_NAME + _ROLE_END):
+            if start < 0 or (start > 0 and text[start - 1] not in _BEFORE_NAME + _ROLE_END + _UNIT_END):
                 continue
             span = (start, m.start())
             if _name_ok(text[start : m.start()], lex) and not _one_common_word(tokens, span):
@@ -109,6 +110,21 @@ def _role_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> list
                 out.append(span)
                 break
     return out
+
+
+def _unit_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> list[tuple[int, int]]:
+    """机房的郑凯, 桌面组的方思雨: a name after a team or place and 的, one word the tagger reads as a
+    person or, at three characters, as a noun (方思雨/n); 财务部的方案 is no person."""
+    return [
+        (t.start, t.end)
+        for t in tokens
+        if t.start >= 2
+        and text[t.start - 1] == "的"
+        and text[t.start - 2] in _UNIT_END
+        and (t.tag.startswith(_PERSON_TAGS) or (t.tag == "n" and len(t.text) == 3))
+        and _name_ok(t.text, lex)
+        and _AFTER_NAME.match(text, t.end) is not None
+    ]
 
 
 def _listed_names(text: str, lex: CorefLexicon, tokens: tuple[Token, ...]) -> list[tuple[int, int]]:
@@ -140,6 +156,7 @@ def zh_people(text: str, lex: CorefLexicon, taken: list[tuple[int, int]]) -> lis
         return []  # no frame can match: the tagger stays off
     tokens = zh_tokens(text)
     spans = _titled_names(text, lex, tokens) + _role_names(text, lex, tokens) + _listed_names(text, lex, tokens)
+    spans += _unit_names(text, lex, tokens)
     found: list[Named] = []
     for span in sorted(set(spans)):
         if not overlaps(span, taken):

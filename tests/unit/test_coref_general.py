@@ -39,6 +39,22 @@ def test_a_sum_or_a_decimal_is_no_identifier(text: str) -> None:
     assert [n for n in extract_mentions(text, LEX) if n.source == "identifier"] == []
 
 
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("我的主号 138 0571 2264 要改套餐。", "138 0571 2264"),
+        ("My SIM for 07912 448 305 stopped working.", "07912 448 305"),
+    ],
+)
+def test_a_number_in_groups_split_by_spaces_is_one_identifier(text: str, number: str) -> None:
+    assert [n.surface for n in extract_mentions(text, LEX) if n.source == "identifier"] == [number]
+
+
+@pytest.mark.parametrize("text", ["总共 100 200 300 元都退了。", "Rooms 101 202 303 are free."])
+def test_short_groups_or_a_sum_are_no_spaced_number(text: str) -> None:
+    assert [n.surface for n in extract_mentions(text, LEX) if " " in n.surface and n.surface[0].isdigit()] == []
+
+
 def test_a_record_reference_takes_a_bare_identifier_and_a_pronoun_prefers_a_named_thing() -> None:
     assert first_reference(last_anchors("流水号RF9932018877的钱还没到。", "这笔转账能加急吗？")) == "RF9932018877"
     assert first_reference(last_anchors("Reference 6610293 for my claim.", "Is that claim approved?")) is None

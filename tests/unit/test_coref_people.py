@@ -63,3 +63,19 @@ def test_an_owner_word_and_is_name_a_person_but_a_title_inside_a_name_does_not()
 
 def test_a_surname_and_a_one_character_title_read_as_one_word_is_no_person() -> None:
     assert last_entity("楼上一直在装修", "已经通知楼上暂停卫生间施工。", "他什么时候能停") is None
+
+
+def test_a_name_after_a_team_and_a_possessive_is_a_person_but_a_plan_is_not() -> None:
+    assert [n.entity for n in zh_people("我通知机房的郑凯去处理。", LEX, [])] == ["郑凯"]
+    assert [n.entity for n in zh_people("我让桌面组的方思雨下午过去。", LEX, [])] == ["方思雨"]
+    assert zh_people("财务部的方案下周出。", LEX, []) == []
+
+
+def test_a_full_name_and_title_right_after_a_department_is_the_person() -> None:
+    said = "小儿眼科周立新主任周三有号。"
+    assert [n.entity for n in zh_people(said, LEX, [])] == ["周立新"]
+    assert last_entity("想挂个号", said, "周主任的号多少钱") == "周立新"
+
+
+def test_a_name_after_a_cleaner_auntie_and_is_is_a_person() -> None:
+    assert [n.entity for n in zh_people("保洁阿姨是刘桂芳。", LEX, [])] == ["刘桂芳"]
