@@ -54,7 +54,8 @@ _ONCE_DONE = re.compile(r"(之前|以前|曾经|上次)[^，。！？]{0,8}过(?
 # What stays a status after a lookup: a state the agent brought about ("全额退款已经给您申请了", "I've
 # refunded it") or a process still under way ("退款在银行那边处理中", "已经发往您所在的城市").
 _STILL_STATUS = re.compile(
-    r"(为您|给您|帮您)|[\u4e00-\u9fff]中(?![国文心午])|已经?(发往|寄往|在路上|完成了)|\b(i|we)('ve| have) (?!checked|looked)",
+    r"(为您|给您|帮您)|[\u4e00-\u9fff]中(?![国文心午])|已经?(发往|寄往|在路上|完成了)"
+    r"|\b(i|we)('ve| have) (?!checked|looked)",
     re.I,
 )
 WISH = "wish"
