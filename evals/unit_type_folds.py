@@ -6,8 +6,11 @@ on the set left out (docs/unit-types-and-role-emotion.md, sixth round).
 
 For every training choice (L2 weight, class weighting) and every fold, a head is trained on the
 examples file's sentences plus the turns of every set but the fold's (`sinks.models.unit_type_train`),
-then the fold's set is typed with it at each pair of margins (`overrule / complaint`). Printed per
-choice and margins: each fold's macro-F1 and the pooled macro-F1 (the folds' turns scored together).
+then the fold's set is typed with it at each choice of margins (`overrule / complaint`, and
+optionally `/ resolution`). Printed per choice and margins: each fold's macro-F1, the pooled macro-F1
+(the folds' turns scored together), and the turns typed a resolution against another gold type, split
+by whether the rules alone already typed them so or the head did, beside the true resolutions found
+(a false resolution settles an open issue at recall time).
 The first lines are the rules alone, a head trained on the sentences alone and the shipped head,
 each the same in every fold, at the shipped margins.
 Each set is tagged once (the rules' part does not depend on the head) and every text embedded
@@ -40,7 +43,7 @@ from state.units.unit_type import TypeBlend, TypeReader
 # The project's own labelled sets, in the order they were written.
 OWN_SETS = tuple(
     FIXTURES / f"cs_unit_types{suffix}.jsonl"
-    for suffix in ("", "_holdout", "_third", "_fourth", "_fifth", "_sixth", "_seventh", "_eighth", "_ninth")
+    for suffix in ("", "_holdout", "_third", "_fourth", "_fifth", "_sixth", "_seventh", "_eighth", "_ninth", "_tenth")
 )
 
 
@@ -63,20 +66,43 @@ def macro(rows: Sequence[Scored]) -> float:
 
 
 def parse_margins(text: str) -> TypeBlend:
-    """`"0.5/0.3"` → overrule margin 0.5, complaint margin 0.3.
+    """`"0.5/0.3"` → overrule margin 0.5, complaint margin 0.3; a third figure is the margin the head
+    needs for a resolution (`"0.7/0.5/0.9"`).
 
     >>> parse_margins("0.5/0.3")
-    TypeBlend(min_margin=0.5, rules_smalltalk=True, complaint_margin=0.3)
+    TypeBlend(min_margin=0.5, rules_smalltalk=True, complaint_margin=0.3, resolution_margin=None)
+    >>> parse_margins("0.7/0.5/0.9").resolution_margin
+    0.9
     """
-    overrule, complaint = text.split("/")
-    return TypeBlend(min_margin=float(overrule), complaint_margin=float(complaint))
+    overrule, complaint, *resolution = text.split("/")
+    return TypeBlend(
+        min_margin=float(overrule),
+        complaint_margin=float(complaint),
+        resolution_margin=float(resolution[0]) if resolution else None,
+    )
+
+
+def false_resolutions(rows: Sequence[Scored], rules: Sequence[Scored]) -> tuple[int, int, int]:
+    """Turns typed a resolution whose gold type is another, by who typed it (the rules alone already
+    did, or the head did), and the true resolutions found: (by the rules, by the head, true)."""
+    by_rules = by_head = true = 0
+    for row, rule_row in zip(rows, rules, strict=True):
+        if row.pred != "resolution_confirmation":
+            continue
+        if row.gold == "resolution_confirmation":
+            true += 1
+        elif rule_row.pred == "resolution_confirmation":
+            by_rules += 1
+        else:
+            by_head += 1
+    return by_rules, by_head, true
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.unit_type_folds", description=__doc__.splitlines()[0])
     parser.add_argument("--sets", type=Path, nargs="+", default=list(OWN_SETS))
     parser.add_argument("--data", type=Path, default=DEFAULT_EXAMPLES, help="the sentences every fold trains on")
-    parser.add_argument("--margins", nargs="+", default=["0.7/0.5", "0.5/0.3", "0.5/0.5"])
+    parser.add_argument("--margins", nargs="+", default=["0.7/0.5", "0.5/0.5", "0.7/0.5/0.9"])
     parser.add_argument("--l2", type=float, nargs="+", default=[1e-2])
     parser.add_argument("--balance", type=float, nargs="+", default=[1.0])
     parser.add_argument("--errors-dir", type=Path, help="write each fold's misread turns here, per choice")
@@ -88,12 +114,16 @@ def main(argv: list[str] | None = None) -> int:
         dialogues = read_dialogues(path)
         sets.append(TaggedSet(path, dialogues, [tag_dialogue(d) for d in dialogues], dialogue_examples(path)))
     names = [s.path.stem.removeprefix("cs_unit_types").lstrip("_") or "first" for s in sets]
-    print(f"{'head':<34} {'margins':<8} " + " ".join(f"{n[:7]:>7}" for n in names) + "  pooled")
+    rules = [s.score(None, TypeBlend()) for s in sets]
+    header = f"{'head':<34} {'margins':<12} " + " ".join(f"{n[:7]:>7}" for n in names)
+    print(header + "  pooled  false resolutions (rules + head) / true ones")
 
     def report(label: str, margins: str, per_fold: list[list[Scored]]) -> None:
         pooled = [r for rows in per_fold for r in rows]
         figures = " ".join(f"{macro(rows):7.3f}" for rows in per_fold)
-        print(f"{label:<34} {margins:<8} {figures}  {macro(pooled):.3f}", flush=True)
+        counts = [false_resolutions(rows, rule_rows) for rows, rule_rows in zip(per_fold, rules, strict=True)]
+        false_rc = f"{sum(c[0] for c in counts)} + {sum(c[1] for c in counts)} / {sum(c[2] for c in counts)}"
+        print(f"{label:<34} {margins:<12} {figures}  {macro(pooled):.3f}  {false_rc}", flush=True)
         if args.errors_dir is not None:
             args.errors_dir.mkdir(parents=True, exist_ok=True)
             out = args.errors_dir / f"{label.replace(' ', '_')}_{margins.replace('/', '-')}.txt"
@@ -105,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
             out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    report("rules only", "-", [s.score(None, TypeBlend()) for s in sets])
+    report("rules only", "-", rules)
     alone = UnitTypeHead(train_type_head(sentences, reader=reader))
     alone.bind(reader)
     shipped_margins = f"{TypeBlend().min_margin:g}/{TypeBlend().complaint_margin:g}"

@@ -51,6 +51,13 @@ _OFFER_ASK = re.compile(
 OFFER_ASKED = "offer_asked"
 # Something once done ("您之前开通过", "我以前用过"): a past experience, not progress on the case.
 _ONCE_DONE = re.compile(r"(之前|以前|曾经|上次)[^，。！？]{0,8}过(?!了)")
+# What stays a status after a lookup: a state the agent brought about ("全额退款已经给您申请了", "I've
+# refunded it") or a process still under way ("退款在银行那边处理中", "已经发往您所在的城市").
+_STILL_STATUS = re.compile(
+    r"(为您|给您|帮您)|[\u4e00-\u9fff]中(?![国文心午])|已经?(发往|寄往|在路上|完成了)"
+    r"|\b(i|we)('ve| have) (?!checked|looked)",
+    re.I,
+)
 WISH = "wish"
 REPORTED = "reported_speech"
 _CLAUSE = re.compile(r"[，,;；]")
@@ -193,14 +200,14 @@ def _segment_kind(
         return "repeat_complaint", ("repeat_question",)
     if not asked and has("attribution"):
         return "statement", ("attribution",)
+    if not customer and not asked and has("lookup") and not _STILL_STATUS.search(text):
+        return "statement", ("lookup",)  # read back, before any state it names: "I've checked the board and …"
     if label in ("neutral", "commitment") and has("done_scheduled"):
         return "status_update", ("status_done", *repeat)
     if label in ("neutral", "commitment") and has("status_done") and not has("future"):
         return "status_update", ("status_done", *repeat)
     if not customer and not asked and label == "request" and has("agent_option") and not _PLEASE.search(text):
         return "statement", ("agent_option",)
-    if not customer and not asked and has("lookup"):
-        return "statement", ("lookup",)
     if not customer and not asked and has("generic"):
         return "statement", ("generic",)
     if not customer and label in ("neutral", "request", "commitment") and has("agent_commitment"):
@@ -228,13 +235,15 @@ def _segment_kind(
     return "statement", repeat
 
 
-def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
+def settle_turn_kinds(tags: Sequence[SegmentTags], texts: Sequence[str] = ()) -> tuple[SegmentTags, ...]:
     """A complaint whose turn says elsewhere that it happens again is a repeat complaint
     ("I was charged twice. Again!": the repetition is its own segment), a question after a
     clarification in the same turn closes that clarification ("您的意思是桌面没问题，是吗？"), an
     offer asked back makes the offer before it a question ("我帮您约周四，您看方便吗？"), and beside a
-    wish the turn's plain remarks are courtesy too ("小橘今天挺勇敢的，祝它早日康复。"), and a future
-    right after someone else is quoted is their promise ("他说在隧道里堵着，二十分钟内一定到。")."""
+    wish the turn's plain remarks are courtesy too ("小橘今天挺勇敢的，祝它早日康复。"), a future
+    right after someone else is quoted is their promise ("他说在隧道里堵着，二十分钟内一定到。"), and
+    after an agent's lookup the states it found are read back ("查到了，扣款成功，发货回调超时了"), unless
+    the agent brought them about (`texts`: the segments' words, where the caller has them)."""
     tags = list(tags)
     if any(WISH in t.cues for t in tags) and not any(t.kind in _SUBSTANCE for t in tags):
         tags = [replace(t, kind="smalltalk") if _aside(t) else t for t in tags]
@@ -248,6 +257,10 @@ def settle_turn_kinds(tags: Sequence[SegmentTags]) -> tuple[SegmentTags, ...]:
         else t
         for i, t in enumerate(tags)
     ]
+    looked_up = next((i for i, t in enumerate(tags) if "lookup" in t.cues), None)
+    if looked_up is not None:
+        words = list(texts) if len(texts) == len(tags) else [""] * len(tags)
+        tags = [_read_back(t, words[i]) if i > looked_up else t for i, t in enumerate(tags)]
     kinds = [t.kind for t in tags]
     if "clarification" in kinds and "question" in kinds[kinds.index("clarification") :]:
         # "您的意思是只有桌腿断了，桌面没问题，是吗？": what lies between the clarification and the
@@ -273,6 +286,15 @@ _SUBSTANCE = frozenset(
         "clarification",
     }
 )
+
+
+def _read_back(tag: SegmentTags, text: str) -> SegmentTags:
+    """A segment after a lookup in the same turn ("查到了，支付宝那边扣款成功，发货回调超时了"): what
+    was found, a statement, unless it is a state the agent brought about or an offer of theirs."""
+    weak_future = tag.kind == "commitment" and not set(tag.cues) & {"agent_commitment", "third_party_promise"}
+    if (tag.kind == "status_update" or weak_future) and not _STILL_STATUS.search(text):
+        return replace(tag, kind="statement", cues=(*tag.cues, "lookup"))
+    return tag
 
 
 def _aside(tag: SegmentTags) -> bool:

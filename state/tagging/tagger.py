@@ -241,7 +241,8 @@ def tag_texts(
                 pause_drop=pause_drop,
             )
             for i, text in enumerate(segments)
-        ]
+        ],
+        segments,
     )
 
 

@@ -79,6 +79,9 @@ class TypeBlend:
     # A customer's problem report the rules found no cue for: the head's complaint and repeat
     # complaint probabilities together, against the rules' type, need only this margin.
     complaint_margin: float = 0.5
+    # A resolution the head reads on the customer's side settles the open issues at recall time, so a
+    # wrong one hides a problem: the margin it needs (None: `min_margin`, like any other type).
+    resolution_margin: float | None = None
 
 
 def rules_decided(tags: Sequence[SegmentTags], kind: str, blend: TypeBlend = TypeBlend()) -> bool:
@@ -135,7 +138,10 @@ def blend_kind(
     if role != "agent" and classes[best] in _COMPLAINTS and rule_kind not in _COMPLAINTS:
         reported = sum(float(probs[i]) for i, c in enumerate(classes) if c in _COMPLAINTS)
         return classes[best] if reported - rule_p >= blend.complaint_margin else rule_kind
-    if float(probs[best]) - rule_p < blend.min_margin:
+    margin = blend.min_margin
+    if classes[best] == "resolution_confirmation" and blend.resolution_margin is not None:
+        margin = blend.resolution_margin
+    if float(probs[best]) - rule_p < margin:
         return rule_kind
     return classes[best]
 

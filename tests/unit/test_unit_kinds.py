@@ -339,3 +339,34 @@ def test_wishes_offers_reported_promises_and_refusals(text: str, role: str, kind
 )
 def test_closed_tickets_quoted_promises_and_who_asked(text: str, role: str, kind: str) -> None:
     assert _unit(text, role).unit_type == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "role", "kind"),
+    [
+        # what an agent's lookup found is read back, a statement; a process under way stays a status
+        ("查到了，物流那边签收成功，我们这边的退款回调失败了。", "agent", "statement"),
+        ("我核了一下记录，那张卡上周就注销了。", "agent", "statement"),
+        ("I've checked the schedule and there's no booking under that name.", "agent", "statement"),
+        ("查到了，您的换货申请在仓库那边审核中。", "agent", "status_update"),
+        ("看到了，差价已经给您退回原卡了。", "agent", "status_update"),
+        # an agent closing a feedback or a job
+        ("好的，那这条反馈我就给您关闭了。", "agent", "resolution_confirmation"),
+        ("那我把维修单和配送单都关掉了。", "agent", "resolution_confirmation"),
+        ("Great, I'll close this one out.", "agent", "resolution_confirmation"),
+        (
+            "The crew confirmed the sofa was picked up. I'm closing the job on our side.",
+            "agent",
+            "resolution_confirmation",
+        ),
+        # an earlier contact named is a repeat complaint
+        ("上周我就打过你们电话，到现在还是没人来。", "customer", "repeat_complaint"),
+        ("前天我就找过客服了，说当天给我回电，结果啥也没有。", "customer", "repeat_complaint"),
+        ("The heater is out. This is my second call today.", "customer", "repeat_complaint"),
+        ("I emailed your support team about it last week too and heard nothing.", "customer", "repeat_complaint"),
+        # a promise reported broken with 结果
+        ("店员说会帮我们留座位，结果到了根本没有位置。", "customer", "complaint"),
+    ],
+)
+def test_lookups_closings_earlier_contacts_and_broken_promises(text: str, role: str, kind: str) -> None:
+    assert _turn_kind(text, role) == kind

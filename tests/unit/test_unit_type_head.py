@@ -126,6 +126,15 @@ def test_a_customer_complaint_without_a_cue_needs_a_smaller_margin() -> None:
     assert type_units(turn, head, TypeBlend(complaint_margin=0.6)).unit_kinds == ("statement",)
 
 
+def test_a_resolution_from_the_head_can_need_a_wider_margin() -> None:
+    turn = tagged("The CSV export cuts off after 10,000 rows.")
+    head = FixedHead(["resolution_confirmation", "statement"], [0.88, 0.12])
+    assert type_units(turn, head).unit_kinds == ("resolution_confirmation",)  # 0.76 ≥ 0.7
+    assert type_units(turn, head, TypeBlend(resolution_margin=0.9)).unit_kinds == ("statement",)
+    sure = FixedHead(["resolution_confirmation", "statement"], [0.96, 0.04])
+    assert type_units(turn, sure, TypeBlend(resolution_margin=0.9)).unit_kinds == ("resolution_confirmation",)
+
+
 def test_the_head_gives_no_clarification_the_rules_did_not_read() -> None:
     turn = tagged("Do you have the receipt from the first visit?", "agent")
     head = FixedHead(["clarification", "question", "statement"], [0.9, 0.05, 0.05])
