@@ -6,8 +6,7 @@ A date said without the part that would fix it — a month and day without a yea
 weekday of this week or the next). The clause around it then decides: past or perfective words
 (了, 过, 上次, 那天, placed, was, arrived) pull a date that came out in the future back one year,
 week or month; future words (会, 将, will, expected) push one that came out in the past forward.
-With both, the word nearer the expression wins (a future seen from a past saying, "said he'd come
-on Thursday", is no future word); with neither, the parser's reading stays, except
+With both, the word nearer the expression wins; with neither, the parser's reading stays, except
 that a part of a numbered month (1月中旬, 3月底) whose month is over this year is next year's. Cue
 words are data (`state/time/resources/time_cues.yaml`).
 """
@@ -59,8 +58,6 @@ class TenseCues:
     future: dict[str, re.Pattern[str]]
     # A past cue whose clause text before it ends with one of these is no past ("needs it renewed").
     past_void: dict[str, re.Pattern[str]] = field(default_factory=dict)
-    # A future cue whose clause text before it ends with one of these is no future ("said he'd come").
-    future_void: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
 
 def parse_tense_cues(raw: Any) -> TenseCues:
@@ -69,7 +66,6 @@ def parse_tense_cues(raw: Any) -> TenseCues:
         past={lang: re.compile(str(p), _F) for lang, p in section["past"].items()},
         future={lang: re.compile(str(p), _F) for lang, p in section["future"].items()},
         past_void={lang: re.compile(str(p), _F) for lang, p in (section.get("past_void") or {}).items()},
-        future_void={lang: re.compile(str(p), _F) for lang, p in (section.get("future_void") or {}).items()},
     )
 
 
@@ -118,7 +114,7 @@ def clause_tense(text: str, span: tuple[int, int], cues: TenseCues | None = None
         lo, hi = _clause(text, span, ends)
         gaps: dict[Tense, int] = {}
         for tense, table in (("past", cues.past), ("future", cues.future)):
-            voids = cues.past_void if tense == "past" else cues.future_void
+            voids = cues.past_void if tense == "past" else {}
             found = [
                 g for lang, p in table.items() if (g := _nearest(p, text, lo, hi, span, voids.get(lang))) is not None
             ]
