@@ -109,6 +109,16 @@ def month_interval(value: datetime, months: int = 0) -> tuple[datetime, datetime
     return first, add_months(first, 1) - ONE_SECOND, "month"
 
 
+def quarter_interval(value: datetime, quarters: int = 0) -> tuple[datetime, datetime, Granularity]:
+    """The calendar quarter (Jan–Mar, Apr–Jun, Jul–Sep, Oct–Dec) holding `value`, shifted by `quarters`.
+
+    >>> [t.date().isoformat() for t in quarter_interval(datetime(2035, 8, 15), 1)[:2]]
+    ['2035-10-01', '2035-12-31']
+    """
+    first = add_months(day_start(value).replace(day=1), 3 * quarters - (value.month - 1) % 3)
+    return first, add_months(first, 3) - ONE_SECOND, "month"
+
+
 def month_end_day(value: datetime, months: int = 0) -> tuple[datetime, datetime, Granularity]:
     """The last day of the month holding `value` (shifted by `months`): 月底, end of the month."""
     _, last, _ = month_interval(value, months)

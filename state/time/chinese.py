@@ -207,6 +207,27 @@ def _days_back(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Gr
     return cal.day_interval(base - timedelta(days=_VAGUE_COUNTS[m.group("n")]))
 
 
+# 后半夜 / 下半夜 (the small hours) without a day word before it: 00:00–06:00 of the night the clause
+# means. Said of what is done, or in the morning with no tense, it is the night just gone (today's);
+# else the coming one (tonight's, tomorrow's date), unless the small hours are still on.
+_SMALL_HOURS = re.compile(r"(?<![天日晚今明昨])(?:后半夜|下半夜)")
+
+
+def _small_hours(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
+    """The start of the small hours 后半夜 names, an hour point.
+
+    >>> _small_hours(_SMALL_HOURS.search("后半夜停电了"), datetime(2035, 8, 29, 7, 50))[0].isoformat()
+    '2035-08-29T00:00:00'
+    >>> _small_hours(_SMALL_HOURS.search("后半夜会下雨"), datetime(2035, 8, 29, 21))[0].isoformat()
+    '2035-08-30T00:00:00'
+    """
+    tense = clause_tense(m.string, m.span())
+    day = cal.day_start(base)
+    if tense != "past" and not (tense is None and base.hour < 12) and base.hour >= 6:
+        day += timedelta(days=1)
+    return day, day + timedelta(hours=6) - cal.ONE_SECOND, "hour"
+
+
 def _month_part(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
     if m.group("num"):
         month = int(chinese_number(m.group("num")))
@@ -254,6 +275,7 @@ def _own_rules(text: str, base: datetime) -> list[Found]:
         (_BARE_MONTH, lambda m, b: cal.month_interval(b, _SHIFT[m.group("pre")])),
         (_BARE_DAY, _missing_day),
         (_DAYS_BACK, _days_back),
+        (_SMALL_HOURS, _small_hours),
     )
     for pattern, handler in rules:
         for m in pattern.finditer(text):

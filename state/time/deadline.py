@@ -44,7 +44,10 @@ _EN_NUM = (
     r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|one|two|three|four|five|six|seven|eight|nine|an|a)"
 )
 _ZH_UNIT = r"(?P<biz>工作|个工作|自然|个自然)?(?P<u>日|天|小时|钟头|分钟|周|星期|礼拜|个月|年)"
-_EN_UNIT = r"(?:(?P<biz>business|working|calendar)\s+)?(?P<u>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b"
+_EN_UNIT = (
+    r"(?:(?P<biz>business|working|calendar)\s+)?"
+    r"(?P<u>minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)\b"
+)
 # A range counts its upper end; its lower end may carry the unit too (1小时 - 2小时, 3到5个工作日).
 _ZH_LOW = r"(?:工作日|个工作日|天|日|小时|个小时|钟头|分钟|周|星期|个星期|个月|年)?"
 _ZH_COUNT = (
@@ -76,7 +79,7 @@ _EN_DURATION = re.compile(
 )
 # Cheap gates: a count needs a unit word; most turns have none and skip the long patterns.
 _ZH_GATE = re.compile(r"天|日|小时|钟头|分钟|周|星期|礼拜|个月|年")
-_EN_GATE = re.compile(r"\b(?:min(?:ute)?|hour|hr|day|week|month|year)s?\b", _F)
+_EN_GATE = re.compile(r"\b(?:min(?:ute)?|hour|hr|day|week|fortnight|month|year)s?\b", _F)
 _EN_OFFSET_AFTER = re.compile(r"^\s+(?:ago|later|from now|from today|after|before|earlier)\b", _F)
 _ZH_UNITS = {"日": "day", "天": "day", "小时": "hour", "钟头": "hour", "分钟": "minute"}
 _ZH_UNITS |= {"周": "week", "星期": "week", "礼拜": "week", "个月": "month", "年": "year"}
@@ -102,6 +105,9 @@ _PERFECT_AHEAD = re.compile(
     _F,
 )
 _TO_VERB = re.compile(r"\bto\s+[a-z]+\b", _F)
+# A perfect of not doing ("have refused to sync", "has failed to load", "has declined to answer") with its
+# to-verb is a state up to now, not a plan ahead: "for" a length after it looks back from the event.
+_NOT_DOING = re.compile(r"\b(?:refused|failed|declined|neglected|ceased|stopped)$", _F)
 
 
 def _perfect_length(text: str, own_clause: int, m: re.Match[str]) -> bool:
@@ -111,6 +117,8 @@ def _perfect_length(text: str, own_clause: int, m: re.Match[str]) -> bool:
     perfect = PERFECT.search(text, own_clause, m.start())
     if perfect is None or _PERFECT_AHEAD.search(perfect.group(0)):
         return False
+    if _NOT_DOING.search(perfect.group(0)):
+        return True
     return _TO_VERB.search(text, perfect.end(), m.start()) is None  # "has decided to stay for two weeks": ahead
 
 
@@ -185,6 +193,8 @@ def _count(m: re.Match[str], *, zh: bool) -> tuple[str, float, bool]:
     amount = _amount(n, zh=zh) + (0.5 if groups.get("half") or groups.get("half2") else 0.0)
     biz = (groups.get("biz") or groups.get("biz2") or groups.get("biz3") or "").lstrip("个")
     unit = _unit_of(groups["u"], zh=zh) if "u" in groups else "day"
+    if unit == "fortnight":  # a fortnight is two weeks
+        unit, amount = "week", amount * 2
     return unit, amount, biz in ("工作", "business", "working")
 
 

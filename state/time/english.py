@@ -17,6 +17,9 @@ length); a day, a limit word and a clock ("tomorrow before 10 am") are one deadl
 a working day (EOD, COB, close of business, end of day) is the day next to it (COB Monday, EOD
 tomorrow, Friday by end of day) or today; as a limit it ends at 23:59:59, a bare-day limit. "next
 month's 3rd" and "the 5th next month" are that day of the month named, as "the 3rd of next month" is.
+Mid-morning is 10:00 and mid-afternoon 15:00 of their day (tomorrow mid-morning). Quarters are calendar
+quarters: "Q3" / "the third quarter" is this year's unless it is over, "this / next quarter" counts from
+the event's, and "the end of the quarter" / "the end of Q1" is the quarter's last day.
 
 dateparser's search splits phrases oddly ("two days ago and"); these rules take its place for
 the forms they cover, and `state.time.extract` keeps dateparser only as a fallback for other dates.

@@ -125,12 +125,16 @@ _MON = (
 _MONTH_FULL = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
 _PARTS: dict[str, tuple[int, int]] = {
     "morning": (7, 12),
+    "midmorning": (10, 12),
     "afternoon": (13, 18),
+    "midafternoon": (15, 18),
     "evening": (18, 24),
     "night": (18, 24),
     "tonight": (18, 24),
 }
 _HOUR_WORDS = {w: i for i, w in enumerate(_SMALL) if 1 <= i <= 12}
+_QUARTER_WORDS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_QUARTER = r"(?:q(?P<q>[1-4])|(?:the )?(?P<qw>first|1st|second|2nd|third|3rd|fourth|4th) quarter)\b"
 
 
 def word_number(text: str) -> float:
@@ -266,6 +270,8 @@ def _period_atom(m: re.Match[str], base: datetime, shift: int | None = None) -> 
         return _period(m.span(), cal.weekend_interval(base, n))
     if what == "month":
         return _period(m.span(), cal.month_interval(base, n))
+    if what == "quarter":
+        return _period(m.span(), cal.quarter_interval(base, n))
     return _period(m.span(), cal.year_interval(base, n))
 
 
@@ -282,8 +288,23 @@ def _edge_atom(m: re.Match[str], base: datetime) -> Atom:
         if end:
             return _period(m.span(), cal.month_end_day(base, n))
         return _day(m.span(), cal.month_interval(base, n)[0])
+    if what == "quarter":
+        first, last, _ = cal.quarter_interval(base, n)
+        return _period(m.span(), cal.day_interval(last)) if end else _day(m.span(), first)
     start, finish, _ = cal.year_interval(base, n)
     return _day(m.span(), finish if end else start)
+
+
+def _named_quarter(m: re.Match[str], base: datetime) -> tuple[datetime, datetime, Granularity]:
+    """Q3 / the third quarter: the calendar quarter of the year said (next Q1: next year's), else this year's
+    unless it is over, then next year's (Q1 said in November is the coming one)."""
+    number = int(m.group("q")) if m.group("q") else _QUARTER_WORDS[m.group("qw").lower()]
+    mod = (m.groupdict().get("mod") or "").lower()
+    year = int(m.group("y")) if m.group("y") else base.year + _shift_word(mod)
+    found = cal.quarter_interval(datetime(year, 3 * number - 2, 1))  # noqa: DTZ001 - naive local wall clock
+    if not m.group("y") and not mod and found[1] < base:
+        found = cal.quarter_interval(datetime(year + 1, 3 * number - 2, 1))  # noqa: DTZ001
+    return found
 
 
 def _offset_atom(m: re.Match[str], base: datetime, sign: float, zone: tzinfo | None = None) -> Atom:
@@ -355,12 +376,12 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"\b(?P<third>early|mid|late|the middle of)[- ](?:(?P<mod>next|last|this) month|the month)\b", _F),
         "thirdrel",
     ),
-    (re.compile(r"\bthe (?P<p>week|weekend|month|year) after next\b", _F), "afternext"),
+    (re.compile(r"\bthe (?P<p>week|weekend|month|quarter|year) after next\b", _F), "afternext"),
     (re.compile(rf"\b(?:the )?(?P<wd>{_WD}) after next\b", _F), "wdafternext"),
     (
         re.compile(
             r"\b(?:the )?(?P<edge>end|beginning|start) of (?:the |this )?(?:(?P<mod>next|last|previous) )?"
-            r"(?P<p>day|week|month|year)\b",
+            r"(?P<p>day|week|month|quarter|year)\b",
             _F,
         ),
         "edge",
@@ -372,6 +393,10 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             _F,
         ),
         "monedge",
+    ),
+    (
+        re.compile(rf"\b(?:the )?(?P<edge>end|beginning|start) of {_QUARTER}(?:,? (?P<y>\d{{4}}))?", _F),
+        "qedge",
     ),
     (re.compile(r"\b(?P<mod>month|year)-end\b", _F), "mend"),
     (
@@ -391,9 +416,13 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         "weekday",
     ),
     (
-        re.compile(r"\b(?P<mod>next|last|this|the coming|coming|past|previous) (?P<p>week|weekend|month|year)\b", _F),
+        re.compile(
+            r"\b(?P<mod>next|last|this|the coming|coming|past|previous) (?P<p>week|weekend|month|quarter|year)\b", _F
+        ),
         "period",
     ),
+    # A quarter named by its number (Q3, the third quarter, Q1 2036, next Q1): this year's unless it is over.
+    (re.compile(rf"\b(?:(?P<mod>next|last|this) )?{_QUARTER}(?:,? (?P<y>\d{{4}}))?", _F), "nquarter"),
     (re.compile(r"\b(?:over )?the weekend\b", _F), "weekend"),
     (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b", _F), "iso"),
     (re.compile(rf"\b(?P<mon>{_MON})\.? (?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<y>\d{{4}}))?", _F), "md"),
@@ -419,7 +448,13 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:at )?(?P<w>noon|midday|midnight)\b", _F), "noon"),
     # "first thing" with a day (first thing Monday, tomorrow first thing): the start of that morning, 07:00.
     (re.compile(r"\bfirst thing(?: in the morning)?\b", _F), "first"),
-    (re.compile(r"\b(?:in the |this )?(?P<part>morning|afternoon|evening|night)\b|\bat night\b", _F), "part"),
+    # mid-morning / mid-afternoon: the middle of that part, 10:00 / 15:00 (tomorrow mid-morning).
+    (
+        re.compile(
+            r"\b(?:in the |this )?(?P<part>(?:mid-?)?morning|(?:mid-?)?afternoon|evening|night)\b|\bat night\b", _F
+        ),
+        "part",
+    ),
     (re.compile(r"\bat (?P<h>\d{1,2})\b(?![:./]\d)", _F), "barehour"),
     # An hour in words (at two, at eleven): a clock only right after a day ("thursday at two"), as a bare
     # "at 5" is; "at one of our stores" is no hour.
@@ -503,6 +538,11 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
         if m.group("edge").lower() == "end":
             return _period(span, cal.month_end_day(first))
         return _day(span, first)
+    if kind == "nquarter":
+        return _period(span, _named_quarter(m, base))
+    if kind == "qedge":  # the end of Q1: its last day; the start of Q3: its first
+        first, last, _ = _named_quarter(m, base)
+        return _period(span, cal.day_interval(last)) if m.group("edge").lower() == "end" else _day(span, first)
     if kind == "mend":
         if m.group("mod").lower() == "month":
             return _period(span, cal.month_end_day(base))
@@ -574,7 +614,7 @@ def _atom(kind: str, m: re.Match[str], base: datetime, zone: tzinfo | None = Non
     if kind == "first":
         return Atom("part", span, hour=_PARTS["morning"][0], minute=_PARTS["morning"][0] + 1)
     if kind == "part":
-        part = (m.group("part") or "night").lower()
+        part = (m.group("part") or "night").lower().replace("mid-", "mid")
         return Atom("part", span, hour=_PARTS[part][0], minute=_PARTS[part][1])
     if kind == "wordhour":
         return _clock_atom(span, _hour_value(m.group("hw")), 0, None)

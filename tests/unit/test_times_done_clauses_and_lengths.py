@@ -220,3 +220,75 @@ def test_a_tens_word_hyphened_to_a_ones_word_is_one_number(text: str, found: lis
 )
 def test_in_a_count_under_a_negated_perfect_looks_back(text: str, found: list[tuple[str, str, str, str]]) -> None:
     assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # a perfect of not doing with its to-verb is a state up to now
+        (
+            "The scanners have refused to sync for three hours.",
+            [("three hours", "duration", "2029-03-14T07:00", "2029-03-14T10:00")],
+        ),
+        (
+            "The app has failed to load for two days",
+            [("two days", "duration", "2029-03-12T10:00", "2029-03-14T10:00")],
+        ),
+        # a perfect of deciding with its to-verb is a plan: the length runs ahead
+        (
+            "She has decided to stay for two days",
+            [("two days", "duration", "2029-03-14T10:00", "2029-03-16T23:59")],
+        ),
+    ],
+)
+def test_for_a_length_after_a_perfect_of_not_doing_looks_back(
+    text: str, found: list[tuple[str, str, str, str]]
+) -> None:
+    assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            "The crack has been taped over for a fortnight",
+            [("a fortnight", "duration", "2029-02-28T10:00", "2029-03-14T10:00")],
+        ),
+        (
+            "We have waited for two fortnights",
+            [("two fortnights", "duration", "2029-02-14T10:00", "2029-03-14T10:00")],
+        ),
+        (
+            "We will refund you within a fortnight",
+            [("within a fortnight", "deadline", "2029-03-14T10:00", "2029-03-28T23:59")],
+        ),
+    ],
+)
+def test_a_fortnight_is_two_weeks(text: str, found: list[tuple[str, str, str, str]]) -> None:
+    assert _lengths(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # a promise reported from someone else keeps its day ahead: what a third party said they would
+        # do is a commitment of theirs, and its deadline is what recall's overdue reading needs
+        ("Maria said she would send the quote on Friday", "2029-03-16"),
+        ("She told me they would call on Monday", "2029-03-19"),
+        ("The plumber will come on Friday", "2029-03-16"),
+    ],
+)
+def test_a_future_reported_from_someone_else_stays_ahead(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC")[0][1][:10] == day
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("我礼拜一在网上挂的专家号，怎么查不到", "2029-03-12"),  # a surface (网上) is a place too
+        ("周二在APP上订的票还没出", "2029-03-13"),
+        ("周五在网上买的客户都会有赠品", "2029-03-16"),  # 会 after it: ahead
+    ],
+)
+def test_a_place_on_a_surface_then_a_verb_and_de_is_a_done_clause(text: str, day: str) -> None:
+    assert _local(text, WED, "UTC", "zh")[0][1][:10] == day

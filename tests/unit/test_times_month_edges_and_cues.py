@@ -154,3 +154,62 @@ def test_a_bare_month_start_already_over_is_the_next_months(text: str, base: dat
 def test_hui_inside_a_noun_does_not_undo_a_done_purchase(text: str, day: str) -> None:
     found = _local(text, datetime(2034, 12, 26, 11, 30, tzinfo=UTC), "Asia/Shanghai", "zh")
     assert found[0][1][:10] == day
+
+
+# Wednesday 2029-03-14, 10:00 UTC (18:00 in Shanghai)
+MAR_14 = datetime(2029, 3, 14, 10, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "found"),
+    [
+        (
+            "Can we roll it out by the end of the quarter?",
+            MAR_14,
+            ("by the end of the quarter", "2029-03-31", "deadline"),
+        ),
+        ("It has to ship by the end of Q2", MAR_14, ("by the end of Q2", "2029-06-30", "deadline")),
+        ("Can the install be scheduled for Q3?", MAR_14, ("Q3", "2029-07-01", "range")),
+        ("We expect it in the third quarter", MAR_14, ("the third quarter", "2029-07-01", "range")),
+        ("The audit is in Q1", MAR_14, ("Q1", "2029-01-01", "range")),  # Q1 is not over yet
+        ("The audit is in Q1", DEC_31, ("Q1", "2030-01-01", "range")),  # Q1 is over: next year's
+        ("Let's revisit it next quarter", MAR_14, ("next quarter", "2029-04-01", "range")),
+        ("Sales are up this quarter", DEC_31, ("this quarter", "2029-10-01", "range")),
+        ("The launch slipped to Q4 2030", MAR_14, ("Q4 2030", "2030-10-01", "range")),
+    ],
+)
+def test_calendar_quarters(text: str, base: datetime, found: tuple[str, str, str]) -> None:
+    got = normalise_times(text, base, "en", timezone="UTC")[0]
+    anchor = got.deadline if got.deadline is not None else got.start  # a deadline's day is its limit's
+    assert (got.original_form, anchor.date().isoformat(), got.kind) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Is a cleaner free tomorrow mid-morning?", "2029-03-15T10:00:00+00:00"),
+        ("Can you call Friday mid-afternoon", "2029-03-16T15:00:00+00:00"),
+        ("tomorrow midmorning works", "2029-03-15T10:00:00+00:00"),
+    ],
+)
+def test_mid_morning_and_mid_afternoon(text: str, start: str) -> None:
+    assert _local(text, MAR_14, "UTC")[0][1] == start
+
+
+@pytest.mark.parametrize(
+    ("text", "base", "start"),
+    [
+        ("后半夜楼下的变压器响了好几声", MAR_14, "2029-03-14T00:00:00+08:00"),  # done: the night just gone
+        ("后半夜会降温，记得关窗", MAR_14, "2029-03-15T00:00:00+08:00"),  # ahead, said in the evening
+        ("后半夜楼下一直很吵", datetime(2029, 3, 13, 23, 50, tzinfo=UTC), "2029-03-14T00:00:00+08:00"),  # morning
+    ],
+)
+def test_the_small_hours_are_the_night_the_clause_means(text: str, base: datetime, start: str) -> None:
+    assert _local(text, base, "Asia/Shanghai", "zh")[0][1] == start
+
+
+def test_a_quarter_to_a_clock_is_no_calendar_quarter() -> None:
+    assert _local("The bus leaves at quarter to five.", MAR_14, "UTC")[0][:2] == (
+        "quarter to five",
+        "2029-03-14T16:45:00+00:00",
+    )
