@@ -69,13 +69,13 @@ bench: setup
 	  $(BIN)/python -m benchmarks.run_all $(BENCH_ARGS); rc=$$?; \
 	infra/services.sh down; exit $$rc
 
-# The import contracts in pyproject.toml ([tool.importlinter]): fails on an upward import.
 # The shipped unit-type head, rebuilt from the project's own sentences and the turns of its own
 # labelled sets (docs/unit-types-and-role-emotion.md); deterministic. Never the development data.
 UNIT_TYPE_SETS := $(foreach s,_ _holdout _third _fourth _fifth _sixth _seventh _eighth _ninth,tests/fixtures/cs_unit_types$(s:_=).jsonl)
 unit-type-head: setup
 	$(BIN)/python -m sinks.models.unit_type_train --dialogues $(UNIT_TYPE_SETS)
 
+# The import contracts in pyproject.toml ([tool.importlinter]): fails on an upward import.
 layers: setup
 	$(BIN)/lint-imports
 
