@@ -217,57 +217,64 @@ def _neighbours(batch: CandidateBatch, rel: F, max_gap_s: float, focus: Focus) -
     )
 
 
-def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: float, min_overlap: float) -> F:
-    """Relevance with newer versions of a turn applied (`state.recall.versions`), at turn level:
-    every unit of a turn is scaled as its turn is."""
-    if len(batch) < 2:
-        return rel
+@dataclass(frozen=True, slots=True)
+class _Turns:
+    """A pool's units gathered into turns: each unit's turn, and per turn its best relevance, time and
+    words (the units cut from one turn are one turn here)."""
+
+    of_turn: npt.NDArray[np.int64]
+    rel: F
+    ts: F
+    words: list[frozenset[str]]
+
+    @property
+    def size(self) -> int:
+        return self.rel.size
+
+    def to_units(self, rel: F, t_new: F) -> F:
+        """Unit relevance with the turns' new relevance: every unit of a turn is scaled as its turn is."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.where(self.rel > 0, t_new / self.rel, 0.0)
+        return np.where(self.rel[self.of_turn] > 0, rel * scale[self.of_turn], t_new[self.of_turn])
+
+
+def _turns(batch: CandidateBatch, rel: F, min_word: int = 1) -> _Turns:
     turn = batch.turn if batch.turn is not None else np.arange(len(batch))
     _, of_turn = np.unique(turn, return_inverse=True)
     m = int(of_turn.max()) + 1
     t_rel, t_ts = np.zeros(m), np.full(m, np.nan)
     np.maximum.at(t_rel, of_turn, rel)
     t_ts[of_turn] = batch.ts
-    _, speaker_codes = np.unique(np.array(batch.speakers, dtype=object).astype(str), return_inverse=True)
-    t_speaker = np.zeros(m, dtype=np.int64)
-    t_speaker[of_turn] = speaker_codes
     words: list[set[str]] = [set() for _ in range(m)]
     for i, toks in enumerate(batch.tokens):
-        words[of_turn[i]].update(toks)
+        words[of_turn[i]].update(t for t in toks if len(t) >= min_word)
+    return _Turns(of_turn, t_rel, t_ts, [frozenset(w) for w in words])
+
+
+def _newer_versions(batch: CandidateBatch, rel: F, inherit: float, outdated: float, min_overlap: float) -> F:
+    """Relevance with newer versions of a turn applied (`state.recall.versions`), at turn level."""
+    if len(batch) < 2:
+        return rel
+    turns = _turns(batch, rel)
+    _, speaker_codes = np.unique(np.array(batch.speakers, dtype=object).astype(str), return_inverse=True)
+    t_speaker = np.zeros(turns.size, dtype=np.int64)
+    t_speaker[turns.of_turn] = speaker_codes
     t_new = apply_versions(
-        t_rel,
-        [frozenset(w) for w in words],
-        t_ts,
-        t_speaker,
-        inherit=inherit,
-        outdated=outdated,
-        min_overlap=min_overlap,
+        turns.rel, turns.words, turns.ts, t_speaker, inherit=inherit, outdated=outdated, min_overlap=min_overlap
     )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(t_rel > 0, t_new / t_rel, 0.0)
-    return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
+    return turns.to_units(rel, t_new)
 
 
 def _later_updates(batch: CandidateBatch, rel: F, min_shared: int, keep: float) -> F:
-    """Relevance with later updates applied (`state.recall.updates`), at turn level: every unit of a
-    turn is scaled as its turn is."""
+    """Relevance with later updates applied (`state.recall.updates`), at turn level, over content
+    words (not single characters)."""
     if len(batch) < 2:
         return rel
-    turn = batch.turn if batch.turn is not None else np.arange(len(batch))
-    _, of_turn = np.unique(turn, return_inverse=True)
-    m = int(of_turn.max()) + 1
-    t_rel, t_ts = np.zeros(m), np.full(m, np.nan)
-    np.maximum.at(t_rel, of_turn, rel)
-    t_ts[of_turn] = batch.ts
-    t_agent = np.zeros(m, dtype=bool)
-    t_agent[of_turn] = ~said_by_customer(batch.payloads)
-    words: list[set[str]] = [set() for _ in range(m)]
-    for i, toks in enumerate(batch.tokens):
-        words[of_turn[i]].update(t for t in toks if len(t) > 1)
-    t_new = apply_updates(t_rel, [frozenset(w) for w in words], t_ts, t_agent, min_shared=min_shared, keep=keep)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scale = np.where(t_rel > 0, t_new / t_rel, 0.0)
-    return np.where(t_rel[of_turn] > 0, rel * scale[of_turn], t_new[of_turn])
+    turns = _turns(batch, rel, min_word=2)
+    t_agent = np.zeros(turns.size, dtype=bool)
+    t_agent[turns.of_turn] = ~said_by_customer(batch.payloads)
+    t_new = apply_updates(turns.rel, turns.words, turns.ts, t_agent, min_shared=min_shared, keep=keep)
+    return turns.to_units(rel, t_new)
 
 
 def _with_replies(batch: CandidateBatch, settled_by: npt.NDArray[np.int64], max_gap_s: float) -> npt.NDArray[np.int64]:
