@@ -42,16 +42,19 @@ class TypeExample:
     unit_type: str
 
 
-def read_type_examples(path: Path) -> list[TypeExample]:
-    """Labelled JSONL → examples; a bad line raises ConfigurationError naming the line."""
+def _numbered_lines(path: Path, what: str) -> list[tuple[int, str]]:
+    """The file's non-blank lines with their 1-based numbers; an unreadable file is a ConfigurationError."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ConfigurationError(f"cannot read training data {path}: {exc}") from exc
+        raise ConfigurationError(f"cannot read {what} {path}: {exc}") from exc
+    return [(number, line) for number, line in enumerate(lines, 1) if line.strip()]
+
+
+def read_type_examples(path: Path) -> list[TypeExample]:
+    """Labelled JSONL → examples; a bad line raises ConfigurationError naming the line."""
     out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, line in _numbered_lines(path, "training data"):
         try:
             rec = json.loads(line)
             example = TypeExample(str(rec["text"]), str(rec["role"]), str(rec["unit_type"]))
@@ -68,14 +71,8 @@ def read_type_examples(path: Path) -> list[TypeExample]:
 def dialogue_examples(path: Path) -> list[TypeExample]:
     """Every turn of a labelled dialogue file (one dialogue a line, `turns`: [role, text, type]) as
     an example; a bad line raises ConfigurationError naming the line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read dialogues {path}: {exc}") from exc
     out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, line in _numbered_lines(path, "dialogues"):
         try:
             turns = [TypeExample(str(text), str(role), str(kind)) for role, text, kind in json.loads(line)["turns"]]
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
